@@ -1,0 +1,1 @@
+// The MeetCore module; see DESIGN.md.

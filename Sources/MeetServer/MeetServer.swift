@@ -1,0 +1,1 @@
+// The MeetServer module; see DESIGN.md.

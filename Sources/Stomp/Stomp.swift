@@ -1,0 +1,1 @@
+// The Stomp module; see DESIGN.md.

@@ -1,0 +1,1 @@
+// The WebSocket module; see DESIGN.md.

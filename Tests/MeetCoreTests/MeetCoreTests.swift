@@ -1,0 +1,4 @@
+import Testing
+@testable import MeetCore
+
+@Test func moduleLinks() {}

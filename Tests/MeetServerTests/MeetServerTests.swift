@@ -1,0 +1,4 @@
+import Testing
+@testable import MeetServer
+
+@Test func moduleLinks() {}

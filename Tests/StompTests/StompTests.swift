@@ -1,0 +1,4 @@
+import Testing
+@testable import Stomp
+
+@Test func moduleLinks() {}

@@ -1,0 +1,4 @@
+import Testing
+@testable import WebSocket
+
+@Test func moduleLinks() {}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every test: the Swift test targets, then the interop tests that drive the
+# real server with clients nobody here wrote (stomp.py, websocket-client, websockets).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv=.build/venv
+if [ ! -x "$venv/bin/python" ]; then
+    python3 -m venv "$venv"
+fi
+"$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt
+
+swift build --build-tests
+swift test --skip-build --parallel
+MEETUPD_BIN="$(swift build --show-bin-path)/meetupd" "$venv/bin/python" -m pytest -q Tests/Interop
