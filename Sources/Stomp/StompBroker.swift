@@ -25,6 +25,9 @@ public final class StompBroker: Sendable {
         public var maxPendingAcks = 10_000
         /// The most frames one transaction may hold.
         public var maxTransactionFrames = 1_000
+        /// How long a closing session waits for its last frame (ERROR, RECEIPT) to leave before
+        /// it closes anyway: a peer that stopped reading cannot keep it open.
+        public var closeGracePeriod = TimeAmount.seconds(2)
         /// The `server` header of CONNECTED.
         public var serverName = "meetupd"
 
@@ -56,14 +59,19 @@ public final class StompBroker: Sendable {
     /// Broadcasts to every subscriber of a `/topic/...` destination.
     public func publish(to destination: String, headers: StompHeaders = [:], body: ByteBuffer) {
         let message = makeMessage(destination: destination, headers: headers, body: body)
-        deliver(message, to: registry.withLock { $0.groups(for: destination) })
+        deliver(message, to: registryGroups(destination))
     }
 
     /// Delivers to every session of `userID` subscribed to `destination` (`/user/queue/...`).
     public func send(toUser userID: String, destination: String, headers: StompHeaders = [:], body: ByteBuffer) {
         let message = makeMessage(destination: destination, headers: headers, body: body)
         let key = Self.userKey(userID: userID, destination: destination)
-        deliver(message, to: registry.withLock { $0.groups(for: key) })
+        deliver(message, to: registryGroups(key))
+    }
+
+    /// The subscribers of a registry key, grouped by event loop.
+    func registryGroups(_ key: String) -> [StompSubscriptionRegistry.LoopGroup] {
+        registry.withLock { $0.groups(for: key) }
     }
 
     func makeMessage(destination: String, headers: StompHeaders, body: ByteBuffer) -> StompMessage {

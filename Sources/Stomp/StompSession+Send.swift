@@ -40,7 +40,7 @@ extension StompSession {
         }
     }
 
-    private func hold(_ frame: StompFrame, in transaction: String) throws {
+    func hold(_ frame: StompFrame, in transaction: String) throws {
         guard var frames = transactions[transaction] else { throw StompProtocolError.unknownTransaction(transaction) }
         guard frames.count < broker.configuration.maxTransactionFrames else {
             throw StompProtocolError.transactionTooLarge(limit: broker.configuration.maxTransactionFrames)

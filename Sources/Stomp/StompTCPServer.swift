@@ -12,10 +12,16 @@ public enum StompTCPServer {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(StompChannelHandler(broker: broker))
+                    try channel.pipeline.syncOperations.addHandler(StompTransportHandler<StompTCPTransport>(broker: broker, transportToken: nil))
                 }
             }
             .bind(host: host, port: port)
             .get()
     }
+}
+
+/// Plain TCP carries STOMP bytes as they are.
+enum StompTCPTransport: StompTransport {
+    static func bytes(of message: ByteBuffer) -> ByteBuffer { message }
+    static func message(carrying bytes: ByteBuffer) -> ByteBuffer { bytes }
 }
