@@ -1,1 +1,0 @@
-// The MeetCore module; see DESIGN.md.

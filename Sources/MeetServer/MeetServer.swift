@@ -1,1 +1,0 @@
-// The MeetServer module; see DESIGN.md.

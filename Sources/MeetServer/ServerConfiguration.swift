@@ -1,0 +1,13 @@
+/// Everything `meetupd serve` can be told: where to listen and where the data lives.
+public struct ServerConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    /// Holds the SQLite database, media files and the mail and push drops.
+    public var dataDirectory: String
+
+    public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "meetupd-data") {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+    }
+}
