@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -65,6 +66,8 @@ let package = Package(
             dependencies: [
                 "MeetCore", "Stomp", "WebSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -77,6 +80,16 @@ let package = Package(
                 "MeetServer", "MeetCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        .executableTarget(
+            name: "WebSocketFrameFuzz",
+            dependencies: ["WebSocket", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Fuzz/WebSocketFrameFuzz"
+        ),
+        .executableTarget(
+            name: "WebSocketBenchmark",
+            dependencies: ["WebSocket", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Benchmarks/WebSocketBenchmark"
         ),
         .testTarget(
             name: "WebSocketTests",
@@ -94,6 +107,7 @@ let package = Package(
             dependencies: [
                 "MeetServer",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ]

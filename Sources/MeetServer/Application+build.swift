@@ -12,6 +12,7 @@ public func buildApplication(_ configuration: ServerConfiguration) throws -> som
     _ = database
     return Application(
         router: router,
+        server: configuration.webSocketEcho ? .http1WebSocket(.echo()) : .http1(),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd")
     )
 }

@@ -4,6 +4,9 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// Holds the SQLite database, media files and the mail and push drops.
     public var dataDirectory: String
+    /// Echo every WebSocket message on `/ws` instead of speaking STOMP: a test mode for
+    /// checking the WebSocket layer on its own. Off by default.
+    public var webSocketEcho = false
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: String = "meetupd-data") {
         self.host = host

@@ -2,7 +2,7 @@ import NIOCore
 import NIOConcurrencyHelpers
 import NIOEmbedded
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 /// Echoes every message and records what the WebSocket layer tells the application.
 final class EchoHandler: ChannelInboundHandler {
