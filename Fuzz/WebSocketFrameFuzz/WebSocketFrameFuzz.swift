@@ -34,11 +34,26 @@ public func fuzzWebSocketDecoder(_ start: UnsafePointer<UInt8>, _ count: Int) ->
     return 0
 }
 
-#if !FUZZING
-/// Without libFuzzer: replays the inputs named on the command line (e.g. a crash file).
+#if FUZZING
+/// libFuzzer's driver, called from our own `main`: SwiftPM names an executable's entry point
+/// `<Target>_main`, so libFuzzer's `main` cannot be the one that runs.
+@_silgen_name("LLVMFuzzerRunDriver")
+func runLibFuzzer(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
+) -> CInt
+#endif
+
 @main
-enum ReplayInputs {
+enum WebSocketFrameFuzz {
     static func main() {
+        #if FUZZING
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        exit(runLibFuzzer(&argc, &argv, fuzzWebSocketDecoder))
+        #else
+        // Without libFuzzer: replays the inputs named on the command line (e.g. a crash file).
         for path in CommandLine.arguments.dropFirst() {
             guard let data = FileManager.default.contents(atPath: path) else {
                 FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
@@ -49,6 +64,6 @@ enum ReplayInputs {
             }
             print("ok \(path)")
         }
+        #endif
     }
 }
-#endif

@@ -108,8 +108,8 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         switch self.state {
         case .open:
             let closed = try WebSocketClosePayload.parse(payload)
-            // Echo the peer's code (an empty close for an empty one), then drop TCP.
-            let echo = closed.code == .noStatusReceived ? ByteBuffer() : WebSocketClosePayload.make(code: closed.code, reason: "")
+            // Echo the peer's close (an empty one for an empty one), then drop TCP.
+            let echo = closed.code == .noStatusReceived ? ByteBuffer() : payload
             self.state = .closed
             self.stopTimers()
             context.fireUserInboundEventTriggered(closed)
