@@ -76,6 +76,15 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         self.unparsed = bytes
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // The peer will send nothing more, not even a close frame: waiting is pointless.
+            self.finish(context: context)
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         self.finish(context: context)
         context.fireChannelInactive()

@@ -220,6 +220,14 @@ final class Connection {
         #expect(connection.echo.closedEvents.map(\.code) == [.abnormalClosure])
     }
 
+    @Test func halfClosedPeerEndsTheCloseWait() throws {
+        let connection = try Connection()
+        connection.channel.pipeline.triggerUserOutboundEvent(WebSocketCloseRequest(code: .policyViolation), promise: nil)
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(!connection.isOpen)
+        #expect(connection.echo.closedEvents.map(\.code) == [.policyViolation])
+    }
+
     @Test func writabilityReachesTheApplication() throws {
         let connection = try Connection()
         connection.channel.pipeline.fireChannelWritabilityChanged()
