@@ -1,14 +1,19 @@
 import NIOCore
 @_spi(Tooling) import WebSocket
 
+extension Array {
+    var nonEmpty: Self? { self.isEmpty ? nil : self }
+}
+
 /// Decode and encode throughput of the WebSocket layer, without sockets.
 ///
 /// Decode: masked client frames → validated messages (text, so UTF-8 validation is paid),
 /// plain and permessage-deflate. Encode: messages → server frames, plain and compressed.
-/// Build and run in release mode: `swift run -c release WebSocketBenchmark`.
+/// Build and run in release mode: `swift run -c release WebSocketBenchmark [sizes...]`.
 @main
 enum WebSocketBenchmark {
-    static let sizes = [100, 4096, 1 << 20]
+    /// Message sizes measured; pass sizes as arguments to measure only those.
+    static let sizes = CommandLine.arguments.dropFirst().compactMap { Int($0) }.nonEmpty ?? [100, 4096, 1 << 20]
     /// Roughly how many payload bytes each measurement moves.
     static let bytesPerRound = 64 << 20
 

@@ -224,7 +224,17 @@ def test_other_paths_do_not_upgrade(echo):
 
 
 def test_echo_mode_is_off_by_default(meetupd):
+    """Without the flag /ws is not an echo: either no upgrade, or a session that does not
+    hand the same text frame back."""
     server = meetupd()
     sock, response = raw_handshake(server)
-    sock.close()
-    assert not response.startswith("HTTP/1.1 101")
+    try:
+        if not response.startswith("HTTP/1.1 101"):
+            return
+        probe = b"not a STOMP frame"
+        mask = b"\x01\x02\x03\x04"
+        sock.sendall(bytes([0x81, 0x80 | len(probe)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(probe)))
+        reply = sock.recv(4096)
+        assert reply != bytes([0x81, len(probe)]) + probe
+    finally:
+        sock.close()

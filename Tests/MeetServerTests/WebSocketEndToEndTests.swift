@@ -1,14 +1,17 @@
 import Hummingbird
+import Logging
 import NIOCore
 import NIOPosix
+import ServiceLifecycle
 import Testing
 import WebSocket
 @testable import MeetServer
 
 /// The WebSocket upgrade on the same port as REST, over real loopback sockets.
 @Suite struct WebSocketEndToEndTests {
-    /// Runs a server with the echo endpoint on a free port while `body` talks to it.
-    func withEchoServer(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+    /// Runs a server with the echo endpoint on a free port while `body` talks to it; `body`
+    /// gets the port and a function that starts the graceful shutdown.
+    func withEchoServer(_ body: @escaping @Sendable (Int, @escaping @Sendable () async -> Void) async throws -> Void) async throws {
         let router = Router()
         router.get("/health") { _, _ in HTTPResponse.Status.ok }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -18,12 +21,14 @@ import WebSocket
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { portContinuation.yield($0.localAddress!.port!) }
         )
+        let services = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await app.runService() }
+            group.addTask { try await services.run() }
             var iterator = ports.makeAsyncIterator()
             let port = try #require(await iterator.next())
-            try await body(port)
-            group.cancelAll()
+            try await body(port, { await services.triggerGracefulShutdown() })
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
         }
     }
 
@@ -56,7 +61,7 @@ import WebSocket
     }
 
     @Test func echoesOverTheSamePortAsRESTAndClosesCleanly() async throws {
-        try await self.withEchoServer { port in
+        try await self.withEchoServer { port, _ in
             let reply = try await Self.exchange(
                 port: port,
                 request: Self.upgradeRequest(),
@@ -79,13 +84,49 @@ import WebSocket
     }
 
     @Test func refusedUpgradesGetAnHTTPStatus() async throws {
-        try await self.withEchoServer { port in
+        try await self.withEchoServer { port, _ in
             let wrongVersion = try await Self.exchange(port: port, request: Self.upgradeRequest(version: "8"))
             let wrongVersionText = String(decoding: wrongVersion, as: UTF8.self)
             #expect(wrongVersionText.hasPrefix("HTTP/1.1 426 Upgrade Required\r\n"))
             #expect(wrongVersionText.lowercased().contains("sec-websocket-version: 13\r\n"))
             let wrongPath = try await Self.exchange(port: port, request: Self.upgradeRequest(path: "/elsewhere"))
             #expect(String(decoding: wrongPath, as: UTF8.self).hasPrefix("HTTP/1.1 404 Not Found\r\n"))
+        }
+    }
+
+    @Test func shutdownSays1001() async throws {
+        try await self.withEchoServer { port, shutDown in
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connect(host: "127.0.0.1", port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
+                }
+            let received = try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(ByteBuffer(string: Self.upgradeRequest()))
+                var received = [UInt8]()
+                var shutdownStarted = false
+                var answered = false
+                for try await chunk in inbound {
+                    received += chunk.readableBytesView
+                    guard let headEnd = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { continue }
+                    if !shutdownStarted {
+                        shutdownStarted = true
+                        await shutDown()
+                    }
+                    if !answered, received[headEnd...].first == 0x88 {
+                        // Answer the server's close so it can drop TCP without waiting.
+                        answered = true
+                        try await outbound.write(ByteBuffer(bytes: Self.frame(opcode: 0x8, [0x03, 0xE9])))
+                    }
+                }
+                return received
+            }
+            let headEnd = try #require(received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound)
+            let body = Array(received[headEnd...])
+            #expect(body.count >= 4)
+            #expect(body.first == 0x88)
+            #expect(Array(body.dropFirst(2).prefix(2)) == [0x03, 0xE9], "1001 going away")
         }
     }
 }
