@@ -49,6 +49,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The string tables live at the top level, `Resources/Localizable/<lang>.lproj`, where
+            // translators and Xcode expect them; SwiftPM only takes resources from inside a
+            // target's folder, so `Sources/MeetCore/Resources/Localizable` is a symlink to them.
+            // Each `.lproj` is copied as it is (SwiftPM would copy the symlink itself, not what it
+            // points to), landing at the bundle's root like in an Apple bundle; a new language
+            // is one more line here. `Localizer` parses them at run time.
+            resources: [
+                .copy("Resources/Localizable/en.lproj"),
+                .copy("Resources/Localizable/uk.lproj"),
             ]
         ),
         .target(
