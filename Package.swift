@@ -59,6 +59,7 @@ let package = Package(
             resources: [
                 .copy("Resources/Localizable/en.lproj"),
                 .copy("Resources/Localizable/uk.lproj"),
+                .copy("Activities/ActivityCatalog.tsv"),
             ]
         ),
         .target(
