@@ -33,6 +33,8 @@ public func buildApplication(
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
     addAccountRoutes(to: api, accounts: accounts)
+    addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
+    addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
 
     routes.load(from: router)
     return Application(
