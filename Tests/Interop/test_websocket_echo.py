@@ -238,3 +238,14 @@ def test_echo_mode_is_off_by_default(meetupd):
         assert reply != bytes([0x81, len(probe)]) + probe
     finally:
         sock.close()
+
+
+def test_echo_mode_by_environment(meetupd, monkeypatch):
+    monkeypatch.setenv("MEETUPD_WEBSOCKET_ECHO", "1")
+    server = meetupd()
+    ws = websocket.create_connection(server.ws, timeout=TIMEOUT)
+    try:
+        ws.send("switched on by MEETUPD_WEBSOCKET_ECHO")
+        assert ws.recv() == "switched on by MEETUPD_WEBSOCKET_ECHO"
+    finally:
+        ws.close()
