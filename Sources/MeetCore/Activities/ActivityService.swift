@@ -54,7 +54,7 @@ public struct ActivityService: Sendable {
             }
             let isUkrainian = name.unicodeScalars.contains { (0x0400...0x04FF).contains($0.value) }
             let activity = Activity(
-                id: UUID().uuidString.lowercased(), nameEn: isUkrainian ? nil : name, nameUk: isUkrainian ? name : nil,
+                id: RandomToken.id(), nameEn: isUkrainian ? nil : name, nameUk: isUkrainian ? name : nil,
                 proposedBy: userId, createdAt: Date())
             try activity.insert(db)
             return (ActivitySuggestion(id: activity.id, name: activity.name(in: language), popularity: 0), true)
