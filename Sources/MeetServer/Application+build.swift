@@ -16,6 +16,7 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     return Application(
         router: try buildRouter(configuration),
+        server: configuration.webSocketEcho ? .http1WebSocket(.echo()) : .http1(),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
@@ -43,6 +44,8 @@ func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppReque
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
     addAccountRoutes(to: api, accounts: accounts)
+    addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
+    addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
 
     routes.load(from: router)
     return router

@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     /// Where `GET /metrics` reads from; the executable also bootstraps the global
     /// `MetricsSystem` with it so every module's metrics appear there.
     public var metricsRegistry: PrometheusCollectorRegistry
+    /// Echo every WebSocket message on `/ws` instead of speaking STOMP: a test mode for
+    /// checking the WebSocket layer on its own. Off by default.
+    public var webSocketEcho = false
 
     public init(
         host: String = "127.0.0.1",

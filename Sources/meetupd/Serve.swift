@@ -14,6 +14,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one. [env: MEETUPD_PORT] (default: 8080)")
     var port: Int?
 
+    @Flag(help: "Echo every WebSocket message on /ws instead of speaking STOMP; a test mode for the WebSocket layer. [env: MEETUPD_WEBSOCKET_ECHO=1]")
+    var websocketEcho = false
+
     @OptionGroup var common: CommonOptions
 
     /// Bad settings are refused before anything starts, with this command's usage.
@@ -41,6 +44,7 @@ struct Serve: AsyncParsableCommand {
         guard (0...65535).contains(configuration.port) else {
             throw ValidationError("The port must be between 0 and 65535, not \(configuration.port).")
         }
+        configuration.webSocketEcho = websocketEcho || CommonOptions.setting(nil, "MEETUPD_WEBSOCKET_ECHO") == "1"
         configuration.dataDirectory = common.resolvedDataDirectory()
         configuration.logLevel = try common.resolvedLogLevel()
         return configuration
