@@ -31,7 +31,8 @@ func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppReque
         database: database,
         mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
         localizer: localizer,
-        hasher: PasswordHasher(parameters: configuration.passwordHashing))
+        hasher: PasswordHasher(parameters: configuration.passwordHashing),
+        now: configuration.now)
 
     let router = Router(context: AppRequestContext.self)
     let routes = RouteTable()
