@@ -78,6 +78,21 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "StompFuzz",
+            dependencies: ["Stomp", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Fuzz/StompFuzz",
+            exclude: ["corpus"]
+        ),
+        .executableTarget(
+            name: "StompBenchmarks",
+            dependencies: [
+                "Stomp",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/StompBenchmarks"
+        ),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"]),
         .testTarget(name: "StompTests", dependencies: ["Stomp"]),
         .testTarget(name: "MeetCoreTests", dependencies: ["MeetCore"]),

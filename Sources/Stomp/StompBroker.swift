@@ -110,21 +110,23 @@ public final class StompBroker: Sendable {
         for group in groups {
             metrics.sent(.message, count: group.subscribers.count)
             if group.eventLoop.inEventLoop {
-                Self.deliver(message, to: group.subscribers)
+                self.deliverOnLoop(message, to: group.subscribers)
             } else {
-                group.eventLoop.execute { Self.deliver(message, to: group.subscribers) }
+                group.eventLoop.execute { self.deliverOnLoop(message, to: group.subscribers) }
             }
         }
     }
 
-    private static func deliver(_ message: StompMessage, to subscribers: [StompSubscriptionRegistry.Subscriber]) {
+    private func deliverOnLoop(_ message: StompMessage, to subscribers: [StompSubscriptionRegistry.Subscriber]) {
         guard let first = subscribers.first else { return }
         var cache = StompMessageEncodingCache(message: message, allocator: first.session.allocator)
+        var bytes = 0
         for subscriber in subscribers {
-            subscriber.session.deliver(message, subscriptionID: subscriber.subscriptionID, cache: &cache)
+            bytes += subscriber.session.deliver(message, subscriptionID: subscriber.subscriptionID, cache: &cache)
         }
         for subscriber in subscribers {
             subscriber.session.flush()
         }
+        metrics.bytesOut.increment(by: bytes)
     }
 }
