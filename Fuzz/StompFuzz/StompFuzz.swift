@@ -49,7 +49,14 @@ private func checkRoundTrip(_ frame: StompFrame, version: StompVersion, limits: 
     guard let again = try? decoder.next(from: &wire) else {
         fatalError("re-encoded frame does not decode: \(frame)")
     }
-    let withoutLength = { (headers: StompHeaders) in headers.pairs.filter { $0.name != "content-length" }.map { "\($0.name):\($0.value)" } }
+    // Without escaping (STOMP 1.0/1.1, and CONNECT/STOMP/CONNECTED in any version) a header
+    // ending in CR cannot be written unambiguously, since we accept CRLF line ends everywhere:
+    // such trailing CRs are the one thing a round trip may lose.
+    let unescaped = version != .v1_2 || [.connect, .stomp, .connected].contains(frame.command)
+    let trim = { (text: String) in unescaped ? String(text.reversed().drop { $0 == "\r" }.reversed()) : text }
+    let withoutLength = { (headers: StompHeaders) in
+        headers.pairs.filter { $0.name != "content-length" }.map { "\(trim($0.name)):\(trim($0.value))" }
+    }
     precondition(again.command == frame.command && again.body == frame.body, "round trip changed \(frame)")
     precondition(withoutLength(again.headers) == withoutLength(frame.headers), "round trip changed headers of \(frame)")
 }

@@ -13,8 +13,9 @@ public final class StompBroker: Sendable {
     public struct Configuration: Sendable {
         /// Limits on each inbound frame.
         public var limits = StompLimits()
-        /// What the server offers in CONNECTED's `heart-beat`.
-        public var heartBeat = StompHeartBeat(send: 10_000, receive: 10_000)
+        /// What the server offers in CONNECTED's `heart-beat`: floors, so in effect the client's
+        /// wishes rule (as with stock brokers) but no client can make us beat or check faster.
+        public var heartBeat = StompHeartBeat(send: 1_000, receive: 1_000)
         /// How late a client's heart-beat may be, as a multiple of the negotiated interval, before
         /// the session is declared dead: clients' timers drift, so exactly 1 would be too strict.
         public var heartBeatTolerance = 1.5
