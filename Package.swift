@@ -93,7 +93,15 @@ let package = Package(
             ],
             path: "Benchmarks/StompBenchmarks"
         ),
-        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"]),
+        .testTarget(
+            name: "WebSocketTests",
+            dependencies: [
+                "WebSocket",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "StompTests", dependencies: ["Stomp"]),
         .testTarget(name: "MeetCoreTests", dependencies: ["MeetCore"]),
         .testTarget(
