@@ -102,7 +102,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "StompTests", dependencies: ["Stomp"]),
+        .testTarget(
+            name: "StompTests",
+            dependencies: ["Stomp", "WebSocket", .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
         .testTarget(name: "MeetCoreTests", dependencies: ["MeetCore"]),
         .testTarget(
             name: "MeetServerTests",
