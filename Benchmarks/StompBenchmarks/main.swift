@@ -5,7 +5,7 @@ import NIOPosix
 // Arguments: [codec iterations] [fan-out messages for 1 × 1,000] (defaults below).
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let codecIterations = arguments.first ?? 2_000_000
-let fanOutMessages = arguments.dropFirst().first ?? 2_000
+let fanOutMessages = arguments.dropFirst().first ?? 1_000
 
 CodecBenchmark.run(iterations: codecIterations)
 let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
