@@ -16,6 +16,11 @@ public struct ServerConfiguration: Sendable {
     /// Where `GET /metrics` reads from; the executable also bootstraps the global
     /// `MetricsSystem` with it so every module's metrics appear there.
     public var metricsRegistry: PrometheusCollectorRegistry
+    /// Lets any authenticated STOMP session use `/topic/sandbox.*` like a stock broker's topic,
+    /// to check the protocol apart from the app's rules. Off by default.
+    public var stompSandbox = false
+    /// A second port speaking STOMP over plain TCP to the same broker; `nil` (default) for none.
+    public var stompPort: Int?
 
     public init(
         host: String = "127.0.0.1",

@@ -14,6 +14,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one. [env: MEETUPD_PORT] (default: 8080)")
     var port: Int?
 
+    @Option(help: "Also speak STOMP over plain TCP on this port (same broker as /ws). [env: MEETUPD_STOMP_PORT] (default: off)")
+    var stompPort: Int?
+
+    @Flag(help: "Let any authenticated STOMP session use /topic/sandbox.* like a stock broker's topic. [env: MEETUPD_STOMP_SANDBOX=1] (default: off)")
+    var stompSandbox = false
+
     @OptionGroup var common: CommonOptions
 
     func run() async throws {
@@ -27,17 +33,24 @@ struct Serve: AsyncParsableCommand {
     func resolvedConfiguration() throws -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.host = CommonOptions.setting(host, "MEETUPD_HOST") ?? configuration.host
-        if let port {
-            configuration.port = port
-        } else if let text = CommonOptions.setting(nil, "MEETUPD_PORT") {
-            guard let value = Int(text) else { throw ValidationError("MEETUPD_PORT must be a port number, not '\(text)'.") }
-            configuration.port = value
-        }
-        guard (0...65535).contains(configuration.port) else {
-            throw ValidationError("The port must be between 0 and 65535, not \(configuration.port).")
-        }
+        configuration.port = try Self.port(port, "MEETUPD_PORT") ?? configuration.port
+        configuration.stompPort = try Self.port(stompPort, "MEETUPD_STOMP_PORT")
+        configuration.stompSandbox = stompSandbox || CommonOptions.setting(nil, "MEETUPD_STOMP_SANDBOX") == "1"
         configuration.dataDirectory = common.resolvedDataDirectory()
         configuration.logLevel = try common.resolvedLogLevel()
         return configuration
+    }
+
+    /// A port from its flag, else its environment variable; `nil` when neither is set.
+    private static func port(_ flag: Int?, _ variable: String) throws -> Int? {
+        var port = flag
+        if port == nil, let text = CommonOptions.setting(nil, variable) {
+            guard let value = Int(text) else { throw ValidationError("\(variable) must be a port number, not '\(text)'.") }
+            port = value
+        }
+        if let port, !(0...65535).contains(port) {
+            throw ValidationError("The port must be between 0 and 65535, not \(port).")
+        }
+        return port
     }
 }

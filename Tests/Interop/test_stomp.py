@@ -144,10 +144,10 @@ def test_ack_and_nack(sandbox, transport, mode):
     for i in range(3):
         conn.send(dest, f"m{i}")
     first, second, third = rec.wait_messages(3)
-    conn.nack(third.headers["ack"], receipt="nacked")
-    rec.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "nacked")
     conn.ack(second.headers["ack"], receipt="acked")
     rec.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "acked")
+    conn.nack(third.headers["ack"], receipt="nacked")
+    rec.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "nacked")
     # `client` settled the first message with the second; `client-individual` did not.
     conn.ack(first.headers["ack"], receipt="first")
     if mode == "client":
