@@ -18,6 +18,7 @@ public func buildApplication(
     let broker = makeStompBroker(configuration, accounts: services.accounts, logger: logger)
     return Application(
         router: try buildRouter(configuration, services: services),
+        server: .http1WebSocket(configuration.webSocketEcho ? .echo() : .stomp(broker)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
         services: configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? [],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
@@ -43,6 +44,8 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
     addAccountRoutes(to: api, accounts: accounts)
+    addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
+    addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
 
     routes.load(from: router)
     return router

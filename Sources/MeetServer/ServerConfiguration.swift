@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     /// Where `GET /metrics` reads from; the executable also bootstraps the global
     /// `MetricsSystem` with it so every module's metrics appear there.
     public var metricsRegistry: PrometheusCollectorRegistry
+    /// Echo every WebSocket message on `/ws` instead of speaking STOMP: a test mode for
+    /// checking the WebSocket layer on its own. Off by default.
+    public var webSocketEcho = false
     /// Lets any authenticated STOMP session use `/topic/sandbox.*` like a stock broker's topic,
     /// to check the protocol apart from the app's rules. Off by default.
     public var stompSandbox = false

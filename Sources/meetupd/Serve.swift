@@ -14,6 +14,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks a free one. [env: MEETUPD_PORT] (default: 8080)")
     var port: Int?
 
+    @Flag(help: "Echo every WebSocket message on /ws instead of speaking STOMP; a test mode for the WebSocket layer. [env: MEETUPD_WEBSOCKET_ECHO=1]")
+    var websocketEcho = false
+
     @Option(help: "Also speak STOMP over plain TCP on this port (same broker as /ws). [env: MEETUPD_STOMP_PORT] (default: off)")
     var stompPort: Int?
 
@@ -33,6 +36,17 @@ struct Serve: AsyncParsableCommand {
     func resolvedConfiguration() throws -> ServerConfiguration {
         var configuration = ServerConfiguration()
         configuration.host = CommonOptions.setting(host, "MEETUPD_HOST") ?? configuration.host
+        if let port {
+            configuration.port = port
+        } else if let text = CommonOptions.setting(nil, "MEETUPD_PORT") {
+            guard let value = Int(text) else { throw ValidationError("MEETUPD_PORT must be a port number, not '\(text)'.") }
+            configuration.port = value
+        }
+        guard (0...65535).contains(configuration.port) else {
+            throw ValidationError("The port must be between 0 and 65535, not \(configuration.port).")
+        }
+        configuration.webSocketEcho = websocketEcho || CommonOptions.setting(nil, "MEETUPD_WEBSOCKET_ECHO") == "1"
+
         configuration.port = try Self.port(port, "MEETUPD_PORT") ?? configuration.port
         configuration.stompPort = try Self.port(stompPort, "MEETUPD_STOMP_PORT")
         configuration.stompSandbox = stompSandbox || CommonOptions.setting(nil, "MEETUPD_STOMP_SANDBOX") == "1"

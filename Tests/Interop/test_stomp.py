@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 import stomp
+import websocket
 
 from conftest import _free_port
 
@@ -113,11 +114,20 @@ def test_connect_subscribe_send_receive_over_tcp(sandbox, version):
     conn.disconnect()
 
 
-def test_connect_over_websocket_picks_the_highest_subprotocol(sandbox):
+@pytest.mark.parametrize("offered, chosen", [(["v10.stomp", "v12.stomp", "v11.stomp"], "v12.stomp"),
+                                             (["v11.stomp", "v10.stomp"], "v11.stomp"),
+                                             (["v10.stomp"], "v10.stomp")])
+def test_websocket_picks_the_highest_subprotocol_offered(sandbox, offered, chosen):
+    ws = websocket.create_connection(sandbox.ws, subprotocols=offered, timeout=WAIT)
+    assert ws.subprotocol == chosen
+    ws.send(f"CONNECT\naccept-version:1.0,1.1,1.2\nhost:x\npasscode:{sandbox.user['token']}\n\n\0")
+    assert ws.recv().startswith("CONNECTED\nversion:1.2\n")
+    ws.close()
+
+
+def test_connect_over_websocket_with_stomp_py(sandbox):
     conn, rec = connect(sandbox, "ws")
-    connected = rec.wait_for("CONNECTED")
-    assert connected.headers["version"] == "1.2"
-    assert conn.transport.socket.subprotocol == "v12.stomp"
+    assert rec.wait_for("CONNECTED").headers["version"] == "1.2"
     conn.disconnect()
 
 

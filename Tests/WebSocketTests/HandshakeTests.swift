@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 @Suite struct HandshakeTests {
     static func request(_ extra: [(String, String)] = [], dropping: Set<String> = []) -> HTTPRequestHead {
