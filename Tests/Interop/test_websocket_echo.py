@@ -231,7 +231,7 @@ def test_echo_mode_is_off_by_default(meetupd):
     try:
         if not response.startswith("HTTP/1.1 101"):
             return
-        probe = b"not a STOMP frame"
+        probe = b"not a STOMP frame\n"  # a whole line, so a STOMP session answers (ERROR) rather than waits
         mask = b"\x01\x02\x03\x04"
         sock.sendall(bytes([0x81, 0x80 | len(probe)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(probe)))
         reply = sock.recv(4096)
