@@ -25,6 +25,11 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    /// Bad settings are refused before anything starts, with this command's usage.
+    func validate() throws {
+        _ = try resolvedConfiguration()
+    }
+
     func run() async throws {
         try common.bootstrapLogging()
         let configuration = try resolvedConfiguration()

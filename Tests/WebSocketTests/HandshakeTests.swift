@@ -61,10 +61,11 @@ import Testing
         #expect(self.refusal(Self.request([("Sec-WebSocket-Key", key)]))?.status == .badRequest)
     }
 
-    @Test func missingUpgradeOrConnectionTokenGets400() {
+    @Test func missingUpgradeConnectionKeyOrHostGets400() {
         #expect(self.refusal(Self.request([("Upgrade", "h2c")]))?.status == .badRequest)
         #expect(self.refusal(Self.request([("Connection", "keep-alive")]))?.status == .badRequest)
         #expect(self.refusal(Self.request(dropping: ["Sec-WebSocket-Key"]))?.status == .badRequest)
+        #expect(self.refusal(Self.request(dropping: ["Host"]))?.status == .badRequest)
     }
 
     @Test func nonGetAndHTTP10AreRefused() {
