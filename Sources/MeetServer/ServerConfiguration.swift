@@ -22,6 +22,11 @@ public struct ServerConfiguration: Sendable {
     public var webSocketEcho = false
     /// The clock that dates sessions and mailed tokens; tests move it to reach expiry.
     public var now: @Sendable () -> Date = Date.init
+    /// Lets any authenticated STOMP session use `/topic/sandbox.*` like a stock broker's topic,
+    /// to check the protocol apart from the app's rules. Off by default.
+    public var stompSandbox = false
+    /// A second port speaking STOMP over plain TCP to the same broker; `nil` (default) for none.
+    public var stompPort: Int?
 
     public init(
         host: String = "127.0.0.1",
