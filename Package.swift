@@ -93,6 +93,21 @@ let package = Package(
             ]
         ),
         .executableTarget(
+            name: "StompFuzz",
+            dependencies: ["Stomp", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Fuzz/StompFuzz",
+            exclude: ["corpus"]
+        ),
+        .executableTarget(
+            name: "StompBenchmarks",
+            dependencies: [
+                "Stomp",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/StompBenchmarks"
+        ),
+        .executableTarget(
             name: "WebSocketFrameFuzz",
             dependencies: ["WebSocket", .product(name: "NIOCore", package: "swift-nio")],
             path: "Fuzz/WebSocketFrameFuzz"
@@ -111,7 +126,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "StompTests", dependencies: ["Stomp"]),
+        .testTarget(
+            name: "StompTests",
+            dependencies: ["Stomp", "WebSocket", .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
         .testTarget(
             name: "MeetCoreTests",
             dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")]
