@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -48,7 +49,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The gazetteer lives beside its build script in `Resources/Gazetteer`; SwiftPM only
+            // takes resources from inside a target, so `Sources/MeetCore/Resources/Gazetteer`
+            // is a symlink to it.
+            exclude: ["Resources/Gazetteer/build_gazetteer.py"],
+            resources: [.copy("Resources/Gazetteer/gazetteer.tsv")]
         ),
         .target(
             name: "MeetServer",
@@ -59,6 +65,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // The Nominatim geocoder's HTTP client (already built for HummingbirdTesting).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(
@@ -74,7 +82,8 @@ let package = Package(
         .testTarget(
             name: "MeetServerTests",
             dependencies: [
-                "MeetServer",
+                "MeetServer", "MeetCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
