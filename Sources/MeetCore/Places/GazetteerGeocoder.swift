@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The offline geocoder: the bundled GeoNames gazetteer of every town of 15,000 people or
 /// more, loaded once and searched in memory. It knows towns, not streets.
@@ -18,13 +19,24 @@ public final class GazetteerGeocoder: Geocoder {
         gazetteer = try Gazetteer(contentsOf: path)
     }
 
-    /// The gazetteer built into MeetCore's resources.
-    public static func bundled() throws -> GazetteerGeocoder {
-        guard let url = Bundle.module.url(forResource: "gazetteer", withExtension: "tsv") else {
-            throw CocoaError(.fileNoSuchFile)
+    /// The gazetteer built into MeetCore's resources, loaded on the first call and shared by
+    /// every later one in the process (callers arriving meanwhile wait for the same load).
+    public static func bundled() async throws -> GazetteerGeocoder {
+        let load = bundledLoad.withLock { load in
+            if let load { return load }
+            let started = Task {
+                guard let url = Bundle.module.url(forResource: "gazetteer", withExtension: "tsv") else {
+                    throw CocoaError(.fileNoSuchFile)
+                }
+                return try GazetteerGeocoder(contentsOf: url.path)
+            }
+            load = started
+            return started
         }
-        return try GazetteerGeocoder(contentsOf: url.path)
+        return try await load.value
     }
+
+    private static let bundledLoad = Mutex<Task<GazetteerGeocoder, any Error>?>(nil)
 
     public func search(_ query: String, near position: Coordinate?, limit: Int) async throws -> [GeocodedPlace] {
         let query = try GeocoderQuery.validated(query)

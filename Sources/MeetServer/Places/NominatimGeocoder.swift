@@ -6,20 +6,20 @@ import NIOCore
 /// A client of the Nominatim HTTP API (`/search` and `/reverse`, `format=jsonv2`), for
 /// street-level addresses in production. Switched on by `--geocoder nominatim`.
 ///
-/// Nominatim does not give time zones: each result takes the one of the nearest town of the
-/// offline gazetteer.
+/// Nominatim does not give time zones: each result takes the one of the nearest town that
+/// `timeZones` (the offline gazetteer) knows.
 public struct NominatimGeocoder: Geocoder {
     /// The service's root, e.g. `http://127.0.0.1:8088` for a local instance.
     public let baseURL: String
     let client: HTTPClient
-    let timeZones: GazetteerGeocoder
+    let timeZones: any Geocoder
     let timeout: TimeAmount
     /// Nominatim's usage policy asks every client to name itself.
     static let userAgent = "meetupd/1"
     /// Answers are small; anything bigger is not Nominatim.
     static let maxResponseBytes = 1 << 20
 
-    public init(baseURL: String, client: HTTPClient = .shared, timeZones: GazetteerGeocoder, timeout: TimeAmount = .seconds(5)) {
+    public init(baseURL: String, client: HTTPClient = .shared, timeZones: any Geocoder = BundledGazetteer(), timeout: TimeAmount = .seconds(5)) {
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.client = client
         self.timeZones = timeZones

@@ -1,15 +1,9 @@
 import Testing
 @testable import MeetCore
 
-/// Loaded once for all tests: reading the gazetteer takes a moment in a debug build.
-let gazetteerGeocoder = Result { try GazetteerGeocoder.bundled() }
-
 @Suite struct GazetteerGeocoderTests {
-    let geocoder: GazetteerGeocoder
-
-    init() throws {
-        geocoder = try gazetteerGeocoder.get()
-    }
+    /// Loaded once for all tests: reading the gazetteer takes a moment in a debug build.
+    let geocoder = BundledGazetteer()
 
     @Test(arguments: ["Kyiv", "Київ", "Киев", "Kiyv", "kyiv ", "KYÏV", "Kiev", "Kyjiv"])
     func findsKyivByAnyOfItsNames(query: String) async throws {

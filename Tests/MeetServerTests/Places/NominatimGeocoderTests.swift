@@ -46,11 +46,7 @@ final class FakeNominatim: Sendable {
 }
 
 @Suite struct NominatimGeocoderTests {
-    let timeZones: GazetteerGeocoder
-
-    init() throws {
-        timeZones = try nominatimTestGazetteer.get()
-    }
+    let timeZones = BundledGazetteer()
 
     @Test func searchAsksForJSONv2WithAddressesAndMapsTheAnswer() async throws {
         let fake = FakeNominatim()
@@ -103,6 +99,3 @@ final class FakeNominatim: Sendable {
         #expect(fake.requests.withLock { $0.isEmpty })
     }
 }
-
-/// Loaded once: the Nominatim client takes time zones from the offline gazetteer.
-let nominatimTestGazetteer = Result { try GazetteerGeocoder.bundled() }
