@@ -50,11 +50,20 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            // The gazetteer lives beside its build script in `Resources/Gazetteer`; SwiftPM only
-            // takes resources from inside a target, so `Sources/MeetCore/Resources/Gazetteer`
-            // is a symlink to it.
+            // The string tables live at the top level, `Resources/Localizable/<lang>.lproj`, where
+            // translators and Xcode expect them; SwiftPM only takes resources from inside a
+            // target's folder, so `Sources/MeetCore/Resources/Localizable` is a symlink to them.
+            // Each `.lproj` is copied as it is (SwiftPM would copy the symlink itself, not what it
+            // points to), landing at the bundle's root like in an Apple bundle; a new language
+            // is one more line here. `Localizer` parses them at run time.
+            // The gazetteer lives beside its build script in `Resources/Gazetteer`, reached the
+            // same way through the symlink `Sources/MeetCore/Resources/Gazetteer`.
             exclude: ["Resources/Gazetteer/build_gazetteer.py"],
-            resources: [.copy("Resources/Gazetteer/gazetteer.tsv")]
+            resources: [
+                .copy("Resources/Localizable/en.lproj"),
+                .copy("Resources/Localizable/uk.lproj"),
+                .copy("Resources/Gazetteer/gazetteer.tsv"),
+            ]
         ),
         .target(
             name: "MeetServer",

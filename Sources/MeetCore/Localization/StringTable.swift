@@ -1,0 +1,64 @@
+import Foundation
+
+/// The strings of one language, read from its `.lproj` folder: `Localizable.strings` for plain
+/// strings and `Localizable.stringsdict` for strings whose wording depends on a count.
+struct StringTable: Sendable {
+    /// A `.stringsdict` entry: a format whose `%#@name@` variables pick a plural form.
+    struct PluralFormat: Sendable {
+        var format: String
+        var variables: [String: [PluralCategory: String]]
+    }
+
+    var strings: [String: String] = [:]
+    var plurals: [String: PluralFormat] = [:]
+
+    /// Reads the tables of `folder` (e.g. `.../uk.lproj`); either file may be absent.
+    init(folder: URL) throws {
+        let stringsFile = folder.appendingPathComponent("Localizable.strings")
+        if FileManager.default.fileExists(atPath: stringsFile.path) {
+            guard let strings = try Self.propertyList(stringsFile) as? [String: String] else {
+                throw Localizer.LoadError(file: stringsFile.path, reason: "expected \"key\" = \"value\"; pairs")
+            }
+            self.strings = strings
+        }
+        let pluralsFile = folder.appendingPathComponent("Localizable.stringsdict")
+        if FileManager.default.fileExists(atPath: pluralsFile.path) {
+            guard let entries = try Self.propertyList(pluralsFile) as? [String: [String: Any]] else {
+                throw Localizer.LoadError(file: pluralsFile.path, reason: "expected a dictionary of entries")
+            }
+            for (key, entry) in entries {
+                plurals[key] = try Self.pluralFormat(entry, key: key, file: pluralsFile.path)
+            }
+        }
+    }
+
+    private static func propertyList(_ file: URL) throws -> Any {
+        do {
+            return try PropertyListSerialization.propertyList(from: Data(contentsOf: file), format: nil)
+        } catch {
+            throw Localizer.LoadError(file: file.path, reason: "\(error)")
+        }
+    }
+
+    /// Checks one entry against the `.stringsdict` format: a `NSStringLocalizedFormatKey` and,
+    /// for every variable, a `NSStringPluralRuleType` spec with at least the `other` form.
+    private static func pluralFormat(_ entry: [String: Any], key: String, file: String) throws -> PluralFormat {
+        guard let format = entry["NSStringLocalizedFormatKey"] as? String else {
+            throw Localizer.LoadError(file: file, reason: "\(key): missing NSStringLocalizedFormatKey")
+        }
+        var variables: [String: [PluralCategory: String]] = [:]
+        for (name, value) in entry where name != "NSStringLocalizedFormatKey" {
+            guard let spec = value as? [String: String],
+                  spec["NSStringFormatSpecTypeKey"] == "NSStringPluralRuleType",
+                  spec["other"] != nil else {
+                throw Localizer.LoadError(file: file, reason: "\(key).\(name): expected a plural rule with an 'other' form")
+            }
+            var forms: [PluralCategory: String] = [:]
+            for category in PluralCategory.allCases {
+                forms[category] = spec[category.rawValue]
+            }
+            variables[name] = forms
+        }
+        return PluralFormat(format: format, variables: variables)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// What the meetings feed is asked: where, what, when, in which order, and which page.
+public struct FeedRequest: Sendable, Equatable {
+    public enum Sort: String, Sendable, CaseIterable {
+        case date, distance, popularity, relevance
+    }
+
+    public var lat: Double?
+    public var lon: Double?
+    /// Kilometres around (`lat`, `lon`); online and global meetings ignore it.
+    public var radiusKm: Double?
+    /// Meetings with at least one of these activities.
+    public var activityIds: [String]
+    /// Starting at or after; defaults to now.
+    public var from: Date?
+    /// Starting before.
+    public var to: Date?
+    public var freeOnly: Bool
+    public var hasSpots: Bool
+    public var sort: Sort
+    /// From the previous page's `nextCursor`; the other fields are then ignored.
+    public var cursor: String?
+    public var limit: Int
+
+    public static let defaultRadiusKm = 25.0
+    public static let maxRadiusKm = 500.0
+    public static let maxLimit = 100
+
+    public init(
+        lat: Double? = nil, lon: Double? = nil, radiusKm: Double? = nil, activityIds: [String] = [],
+        from: Date? = nil, to: Date? = nil, freeOnly: Bool = false, hasSpots: Bool = false,
+        sort: Sort = .date, cursor: String? = nil, limit: Int = 20
+    ) {
+        self.lat = lat
+        self.lon = lon
+        self.radiusKm = radiusKm
+        self.activityIds = activityIds
+        self.from = from
+        self.to = to
+        self.freeOnly = freeOnly
+        self.hasSpots = hasSpots
+        self.sort = sort
+        self.cursor = cursor
+        self.limit = limit
+    }
+
+    /// The point asked about, if any.
+    var center: GeoPoint? {
+        guard let lat, let lon else { return nil }
+        return GeoPoint(lat: lat, lon: lon)
+    }
+
+    /// Refuses with `feed.invalid` (422) and field problems.
+    func validate() throws {
+        var problems: [MeetError.FieldProblem] = []
+        if (lat == nil) != (lon == nil) { problems.append(.init(field: lat == nil ? "lat" : "lon", code: "field.required")) }
+        if let lat, !(-90...90).contains(lat) { problems.append(.init(field: "lat", code: "field.outOfRange")) }
+        if let lon, !(-180...180).contains(lon) { problems.append(.init(field: "lon", code: "field.outOfRange")) }
+        if let radiusKm {
+            if !(radiusKm > 0 && radiusKm <= Self.maxRadiusKm) { problems.append(.init(field: "radiusKm", code: "field.outOfRange")) }
+            if lat == nil { problems.append(.init(field: "lat", code: "field.required")) }
+        }
+        if sort == .distance && lat == nil { problems.append(.init(field: "lat", code: "field.required")) }
+        if let from, let to, to <= from { problems.append(.init(field: "to", code: "feed.toBeforeFrom")) }
+        if !(1...Self.maxLimit).contains(limit) { problems.append(.init(field: "limit", code: "field.outOfRange")) }
+        if !problems.isEmpty { throw MeetError("feed.invalid", status: 422, fieldProblems: problems) }
+    }
+}
+
+/// One page of the feed.
+public struct FeedPage: Codable, Sendable, Equatable {
+    public var items: [Meeting]
+    /// Pass it back as `cursor` for the next page; absent on the last page.
+    public var nextCursor: String?
+}
+
+/// A point on the Earth, in degrees.
+struct GeoPoint: Sendable, Equatable {
+    var lat: Double
+    var lon: Double
+
+    static let earthRadiusKm = 6371.0
+
+    /// Great-circle distance (haversine).
+    func distanceKm(to other: GeoPoint) -> Double {
+        let dLat = (other.lat - lat) * .pi / 180
+        let dLon = (other.lon - lon) * .pi / 180
+        let a = sin(dLat / 2) * sin(dLat / 2)
+            + cos(lat * .pi / 180) * cos(other.lat * .pi / 180) * sin(dLon / 2) * sin(dLon / 2)
+        return 2 * Self.earthRadiusKm * asin(min(1, sqrt(a)))
+    }
+
+    /// Latitude and longitude ranges that contain every point within `radiusKm`.
+    /// Longitude ranges are split where they cross the antimeridian.
+    func boundingBox(radiusKm: Double) -> (lat: ClosedRange<Double>, lon: [ClosedRange<Double>]) {
+        let dLat = radiusKm / Self.earthRadiusKm * 180 / .pi
+        let latRange = max(-90, lat - dLat)...min(90, lat + dLat)
+        let cosLat = cos(max(abs(latRange.lowerBound), abs(latRange.upperBound)) * .pi / 180)
+        guard cosLat > 1e-6 else { return (latRange, [-180...180]) }
+        let dLon = dLat / cosLat
+        if dLon >= 180 { return (latRange, [-180...180]) }
+        let low = lon - dLon, high = lon + dLon
+        if low < -180 { return (latRange, [(low + 360)...180, -180...high]) }
+        if high > 180 { return (latRange, [low...180, -180...(high - 360)]) }
+        return (latRange, [low...high])
+    }
+}

@@ -1,0 +1,55 @@
+import GRDB
+
+/// How a user stands towards a meeting; it decides what they may see and do.
+public enum MeetingRole: String, Codable, Sendable {
+    case organizer, member, invitee
+    /// Anyone else: sees a public meeting, and nothing at all of a private one.
+    case outsider
+}
+
+extension MeetingRecord {
+    /// The user's role in this meeting.
+    func role(of userId: String, in db: Database) throws -> MeetingRole {
+        if organizerId == userId { return .organizer }
+        if try MeetingMemberRecord.exists(db, meetingId: id, userId: userId) { return .member }
+        let invited = try Bool.fetchOne(
+            db, sql: "SELECT EXISTS (SELECT 1 FROM invitation WHERE meetingId = ? AND inviteeId = ?)",
+            arguments: [id, userId]) ?? false
+        return invited ? .invitee : .outsider
+    }
+
+    /// The meeting `id` and the caller's role in it, or `meeting.notFound` when it does not
+    /// exist or is private and the caller is none of organizer, member or invitee: a private
+    /// meeting's existence is not revealed.
+    static func visible(_ id: String, to userId: String, in db: Database) throws -> (MeetingRecord, MeetingRole) {
+        guard let meeting = try MeetingRecord.filter(Column("id") == id).fetchOne(db) else {
+            throw MeetError.meetingNotFound
+        }
+        let role = try meeting.role(of: userId, in: db)
+        if meeting.visibility == .private && role == .outsider { throw MeetError.meetingNotFound }
+        return (meeting, role)
+    }
+
+    func activityIds(in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT activityId FROM meetingActivity WHERE meetingId = ? ORDER BY activityId", arguments: [id])
+    }
+
+    func memberIds(in db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT userId FROM meetingMember WHERE meetingId = ?", arguments: [id])
+    }
+}
+
+extension MeetError {
+    static let meetingNotFound = MeetError("meeting.notFound", status: 404)
+    static let notOrganizer = MeetError("meeting.notOrganizer", status: 403)
+    static let meetingCancelled = MeetError("meeting.cancelled", status: 409)
+}
+
+/// What other areas (chat, calendar, notifications) ask about a meeting.
+public enum MeetingAccess {
+    /// The user's role in the meeting, or `meeting.notFound` if the meeting does not exist or
+    /// is private and the user may not know about it (so chat answers exactly like a read).
+    public static func role(of userId: String, inMeeting meetingId: String, in db: Database) throws -> MeetingRole {
+        try MeetingRecord.visible(meetingId, to: userId, in: db).1
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import GRDB
+
+/// A row of `meeting`. Times are stored as seconds since 1970 so that SQL can compare them.
+struct MeetingRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
+    static let databaseTableName = "meeting"
+
+    var number: Int64?
+    var id: String
+    var organizerId: String
+    var title: String
+    var description: String
+    var visibility: Meeting.Visibility
+    var startsAt: Date
+    var endsAt: Date?
+    var online: Bool
+    var placeName: String?
+    var placeAddress: String?
+    var placeCity: String?
+    var placeCountry: String?
+    var lat: Double?
+    var lon: Double?
+    var timeZone: String
+    /// The price in the currency's minor unit (cents), `nil` when free.
+    var priceMinor: Int64?
+    var currency: String?
+    var maxParticipants: Int?
+    var memberCount: Int
+    var membersMayInvite: Bool
+    var photoId: String?
+    var cancelledAt: Date?
+    var createdAt: Date
+    var updatedAt: Date
+    var revision: Int
+
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .timeIntervalSince1970
+    }
+
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        .timeIntervalSince1970
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        number = inserted.rowID
+    }
+
+    var isCancelled: Bool { cancelledAt != nil }
+
+    var place: Place? {
+        get {
+            guard let lat, let lon else { return nil }
+            return Place(
+                name: placeName ?? "", address: placeAddress ?? "", city: placeCity ?? "",
+                country: placeCountry ?? "", lat: lat, lon: lon, timeZone: timeZone)
+        }
+        set {
+            placeName = newValue?.name
+            placeAddress = newValue?.address
+            placeCity = newValue?.city
+            placeCountry = newValue?.country
+            lat = newValue?.lat
+            lon = newValue?.lon
+            timeZone = newValue?.timeZone ?? "UTC"
+        }
+    }
+
+    var price: Price? {
+        get {
+            guard let priceMinor, let currency, let code = Currency(code: currency) else { return nil }
+            return Price(amount: code.amount(minor: priceMinor), currency: currency)
+        }
+        set {
+            // Validation has already refused prices the currency cannot express.
+            if let newValue, let code = Currency(code: newValue.currency), let minor = code.minor(newValue.amount), minor > 0 {
+                priceMinor = minor
+                currency = code.code
+            } else {
+                priceMinor = nil
+                currency = nil
+            }
+        }
+    }
+
+    /// The meeting as clients see it.
+    func meeting(activityIds: [String], distanceKm: Double? = nil) -> Meeting {
+        Meeting(
+            id: id, organizerId: organizerId, title: title, description: description, visibility: visibility,
+            status: isCancelled ? .cancelled : .scheduled, startsAt: startsAt, endsAt: endsAt, online: online,
+            place: place, price: price, maxParticipants: maxParticipants, memberCount: memberCount,
+            membersMayInvite: membersMayInvite, activityIds: activityIds, photoId: photoId,
+            createdAt: createdAt, updatedAt: updatedAt, revision: revision, distanceKm: distanceKm)
+    }
+}
+
+extension Meeting.Visibility: DatabaseValueConvertible {}

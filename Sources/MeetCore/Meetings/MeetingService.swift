@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+
+/// Meetings: create, read, edit, cancel; membership, invitations, the feed and calendar
+/// files live in extensions beside this file.
+public struct MeetingService: Sendable {
+    let database: AppDatabase
+    let resolvePlace: PlaceResolver
+    let now: @Sendable () -> Date
+    let snapshots: FeedSnapshots
+
+    /// - Parameters:
+    ///   - resolvePlace: turns the place a client sends into a geocoded place.
+    ///   - now: the clock; tests pass a fixed one.
+    public init(database: AppDatabase, resolvePlace: @escaping PlaceResolver, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.resolvePlace = resolvePlace
+        self.now = now
+        self.snapshots = FeedSnapshots()
+    }
+
+    /// Creates a meeting organized by `organizerId`, who becomes its first member; invitees
+    /// get invitations.
+    public func create(_ draft: MeetingDraft, by organizerId: String) async throws -> Meeting {
+        let time = now()
+        var form = MeetingForm(now: time)
+        var meeting = MeetingRecord(
+            id: OpaqueID.make(), organizerId: organizerId, title: "", description: "", visibility: .public,
+            startsAt: time, online: false, timeZone: "UTC", memberCount: 0, membersMayInvite: false,
+            createdAt: time, updatedAt: time, revision: 0)
+        form.apply(draft, to: &meeting)
+        let query = draft.place.flatMap { form.placeQuery($0) }
+        meeting.place = try await place(for: query, form: &form)
+        form.checkConsistency(of: meeting)
+        try form.check()
+
+        return try await database.pool.write { [meeting] db in
+            var meeting = meeting
+            let activityIds = Array(Set(draft.activityIds ?? [])).sorted()
+            let inviteeIds = Array(Set(draft.inviteeIds ?? [])).sorted()
+            try checkUsersExist(inviteeIds, field: "inviteeIds", in: db)
+            try meeting.insert(db)
+            try MeetingMemberRecord(meetingId: meeting.id, userId: organizerId, role: .organizer, joinedAt: time).insert(db)
+            try setActivities(activityIds, of: meeting.id, in: db)
+            for invitee in inviteeIds {
+                try invite(invitee, to: meeting, by: organizerId, at: time, in: db)
+            }
+            try DomainEvent.meeting(.meetingCreated, meeting, actor: organizerId, recipients: []).record(in: db, at: time)
+            meeting.memberCount = 1
+            return meeting.meeting(activityIds: activityIds)
+        }
+    }
+
+    /// The meeting as `viewerId` may see it; `meeting.notFound` for a private meeting they
+    /// have no part in.
+    public func meeting(_ id: String, viewer viewerId: String) async throws -> Meeting {
+        try await database.pool.read { db in
+            let (meeting, _) = try MeetingRecord.visible(id, to: viewerId, in: db)
+            return meeting.meeting(activityIds: try meeting.activityIds(in: db))
+        }
+    }
+
+    /// Applies an organizer's edit; members are told which fields changed.
+    public func update(_ id: String, with changes: MeetingChanges, by userId: String) async throws -> Meeting {
+        let time = now()
+        var form = MeetingForm(now: time)
+        let query = changes.place.flatMap { form.placeQuery($0) }
+        let newPlace = query == nil ? nil : try await place(for: query, form: &form)
+        return try await database.pool.write { [form] db in
+            let (old, role) = try MeetingRecord.visible(id, to: userId, in: db)
+            guard role == .organizer else { throw MeetError.notOrganizer }
+            guard !old.isCancelled else { throw MeetError.meetingCancelled }
+            var meeting = old
+            var form = form
+            form.apply(changes, to: &meeting)
+            if let newPlace { meeting.place = newPlace }
+            form.checkConsistency(of: meeting)
+            try form.check()
+
+            var changed = meeting.changedFields(from: old)
+            if let activityIds = changes.activityIds, Set(activityIds) != Set(try old.activityIds(in: db)) {
+                try db.execute(sql: "DELETE FROM meetingActivity WHERE meetingId = ?", arguments: [id])
+                try setActivities(Array(Set(activityIds)), of: id, in: db)
+                changed.append("activityIds")
+            }
+            if !changed.isEmpty {
+                meeting.revision += 1
+                meeting.updatedAt = time
+                try meeting.update(db)
+                try DomainEvent.meeting(
+                    .meetingEdited, meeting, actor: userId, changedFields: changed.sorted(),
+                    recipients: try meeting.memberIds(in: db)
+                ).record(in: db, at: time)
+            }
+            return meeting.meeting(activityIds: try meeting.activityIds(in: db))
+        }
+    }
+
+    /// Cancels the meeting (organizer only). It stays readable, marked cancelled, and the
+    /// members and pending invitees are told.
+    public func cancel(_ id: String, by userId: String) async throws -> Meeting {
+        let time = now()
+        return try await database.pool.write { db in
+            var (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
+            guard role == .organizer else { throw MeetError.notOrganizer }
+            guard !meeting.isCancelled else { throw MeetError.meetingCancelled }
+            meeting.cancelledAt = time
+            meeting.updatedAt = time
+            meeting.revision += 1
+            try meeting.update(db)
+            let invitees = try String.fetchAll(
+                db, sql: "SELECT inviteeId FROM invitation WHERE meetingId = ? AND status = 'pending'", arguments: [id])
+            try DomainEvent.meeting(
+                .meetingCancelled, meeting, actor: userId, recipients: try meeting.memberIds(in: db) + invitees
+            ).record(in: db, at: time)
+            return meeting.meeting(activityIds: try meeting.activityIds(in: db))
+        }
+    }
+
+    /// Geocodes the place; a query that finds nothing is a problem of the `place` field.
+    private func place(for query: PlaceQuery?, form: inout MeetingForm) async throws -> Place? {
+        guard let query else { return nil }
+        if let place = try await resolvePlace(query) { return place }
+        guard case .point(let lat, let lon) = query else {
+            form.problem("place", "place.notFound")
+            return nil
+        }
+        // A point in the sea or the wilderness is still a place to meet.
+        return Place(name: "", address: "", city: "", country: "", lat: lat, lon: lon, timeZone: "UTC")
+    }
+
+    private func setActivities(_ activityIds: [String], of meetingId: String, in db: Database) throws {
+        for activityId in activityIds {
+            try db.execute(sql: "INSERT INTO meetingActivity (meetingId, activityId) VALUES (?, ?)", arguments: [meetingId, activityId])
+        }
+    }
+}
+
+extension MeetingRecord {
+    /// The client-visible fields whose value differs from `old`.
+    func changedFields(from old: MeetingRecord) -> [String] {
+        var fields: [String] = []
+        if title != old.title { fields.append("title") }
+        if description != old.description { fields.append("description") }
+        if visibility != old.visibility { fields.append("visibility") }
+        if startsAt != old.startsAt { fields.append("startsAt") }
+        if endsAt != old.endsAt { fields.append("endsAt") }
+        if place != old.place { fields.append("place") }
+        if price != old.price { fields.append("price") }
+        if maxParticipants != old.maxParticipants { fields.append("maxParticipants") }
+        if photoId != old.photoId { fields.append("photoId") }
+        if online != old.online { fields.append("online") }
+        if membersMayInvite != old.membersMayInvite { fields.append("membersMayInvite") }
+        return fields
+    }
+}
+
+/// Refuses with a field problem when any of `userIds` is not a user.
+func checkUsersExist(_ userIds: [String], field: String, in db: Database) throws {
+    guard !userIds.isEmpty else { return }
+    let known = try String.fetchSet(db, sql: "SELECT id FROM user WHERE id IN (\(databaseQuestionMarks(count: userIds.count)))",
+                                    arguments: StatementArguments(userIds))
+    if known.count < Set(userIds).count {
+        throw MeetError("meeting.invalid", status: 422, fieldProblems: [.init(field: field, code: "user.unknown")])
+    }
+}
+
+/// Opaque random ids: 128 bits, URL-safe.
+enum OpaqueID {
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,110 @@
+import GRDB
+
+/// Meetings, their members, activities and invitations, and the spatial index of the feed.
+enum MeetingsSchema {
+    static let migrations: [Migration] = [
+        Migration(name: "301 meetings", apply: createMeetings),
+        Migration(name: "302 meeting members, activities, invitations", apply: createMembership),
+        Migration(name: "303 meeting spatial index", apply: createSpatialIndex),
+    ]
+
+    private static func createMeetings(_ db: Database) throws {
+        // `number` is a stable integer key for the R*Tree; `id` is what clients see.
+        try db.execute(sql: """
+            CREATE TABLE meeting (
+                number INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                organizerId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                title TEXT NOT NULL,
+                description TEXT NOT NULL,
+                visibility TEXT NOT NULL CHECK (visibility IN ('public', 'private')),
+                startsAt REAL NOT NULL,
+                endsAt REAL CHECK (endsAt IS NULL OR endsAt > startsAt),
+                online INTEGER NOT NULL DEFAULT 0,
+                placeName TEXT, placeAddress TEXT, placeCity TEXT, placeCountry TEXT,
+                lat REAL CHECK (lat BETWEEN -90 AND 90),
+                lon REAL CHECK (lon BETWEEN -180 AND 180),
+                timeZone TEXT NOT NULL,
+                priceMinor INTEGER CHECK (priceMinor > 0),
+                currency TEXT CHECK ((priceMinor IS NULL) = (currency IS NULL)),
+                maxParticipants INTEGER CHECK (maxParticipants > 0),
+                memberCount INTEGER NOT NULL DEFAULT 0
+                    CHECK (maxParticipants IS NULL OR memberCount <= maxParticipants),
+                membersMayInvite INTEGER NOT NULL DEFAULT 0,
+                photoId TEXT,
+                cancelledAt REAL,
+                createdAt REAL NOT NULL,
+                updatedAt REAL NOT NULL,
+                revision INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX meeting_organizer ON meeting(organizerId);
+            -- The feed without a point: upcoming public meetings in time order.
+            CREATE INDEX meeting_feed_time ON meeting(startsAt)
+                WHERE visibility = 'public' AND cancelledAt IS NULL;
+            -- Online and global meetings join every nearby feed.
+            CREATE INDEX meeting_feed_online ON meeting(startsAt)
+                WHERE online = 1 AND visibility = 'public' AND cancelledAt IS NULL;
+            """)
+    }
+
+    private static func createMembership(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE meetingMember (
+                meetingId TEXT NOT NULL REFERENCES meeting(id) ON DELETE CASCADE,
+                userId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                role TEXT NOT NULL CHECK (role IN ('organizer', 'member')),
+                joinedAt REAL NOT NULL,
+                PRIMARY KEY (meetingId, userId)
+            ) WITHOUT ROWID;
+            CREATE INDEX meetingMember_user ON meetingMember(userId, meetingId);
+
+            -- The count the capacity check and the feed read; kept by the database itself,
+            -- and the CHECK on meeting refuses any insert that would overflow it.
+            CREATE TRIGGER meetingMember_joined AFTER INSERT ON meetingMember BEGIN
+                UPDATE meeting SET memberCount = memberCount + 1 WHERE id = NEW.meetingId;
+            END;
+            CREATE TRIGGER meetingMember_left AFTER DELETE ON meetingMember BEGIN
+                UPDATE meeting SET memberCount = memberCount - 1 WHERE id = OLD.meetingId;
+            END;
+
+            CREATE TABLE meetingActivity (
+                meetingId TEXT NOT NULL REFERENCES meeting(id) ON DELETE CASCADE,
+                activityId TEXT NOT NULL,
+                PRIMARY KEY (meetingId, activityId)
+            ) WITHOUT ROWID;
+            CREATE INDEX meetingActivity_activity ON meetingActivity(activityId, meetingId);
+
+            CREATE TABLE invitation (
+                id TEXT PRIMARY KEY,
+                meetingId TEXT NOT NULL REFERENCES meeting(id) ON DELETE CASCADE,
+                inviteeId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                inviterId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'declined')),
+                createdAt REAL NOT NULL,
+                answeredAt REAL,
+                UNIQUE (meetingId, inviteeId)
+            );
+            CREATE INDEX invitation_invitee ON invitation(inviteeId, status);
+            """)
+    }
+
+    /// Public, scheduled, located meetings in an R*Tree, kept in step by triggers, so the
+    /// nearby feed reads a bounding box instead of every meeting.
+    private static func createSpatialIndex(_ db: Database) throws {
+        let listed = "NEW.visibility = 'public' AND NEW.cancelledAt IS NULL AND NEW.online = 0 AND NEW.lat IS NOT NULL"
+        try db.execute(sql: """
+            CREATE VIRTUAL TABLE meetingPoint USING rtree(number, minLat, maxLat, minLon, maxLon);
+            CREATE TRIGGER meetingPoint_insert AFTER INSERT ON meeting WHEN \(listed) BEGIN
+                INSERT INTO meetingPoint VALUES (NEW.number, NEW.lat, NEW.lat, NEW.lon, NEW.lon);
+            END;
+            CREATE TRIGGER meetingPoint_update
+            AFTER UPDATE OF visibility, cancelledAt, online, lat, lon ON meeting BEGIN
+                DELETE FROM meetingPoint WHERE number = OLD.number;
+                INSERT INTO meetingPoint SELECT NEW.number, NEW.lat, NEW.lat, NEW.lon, NEW.lon WHERE \(listed);
+            END;
+            CREATE TRIGGER meetingPoint_delete AFTER DELETE ON meeting BEGIN
+                DELETE FROM meetingPoint WHERE number = OLD.number;
+            END;
+            """)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import GRDB
+
+/// A row of `meetingMember`.
+struct MeetingMemberRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
+    static let databaseTableName = "meetingMember"
+
+    enum Role: String, Codable, Sendable {
+        case organizer, member
+    }
+
+    var meetingId: String
+    var userId: String
+    var role: Role
+    var joinedAt: Date
+
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+
+    static func exists(_ db: Database, meetingId: String, userId: String) throws -> Bool {
+        try exists(db, key: ["meetingId": meetingId, "userId": userId])
+    }
+}
+
+/// A member of a meeting as the members list shows them.
+public struct MeetingMember: Codable, Sendable, Equatable {
+    public var userId: String
+    public var role: MeetingRole
+    public var joinedAt: Date
+}
+
+extension MeetError {
+    static let meetingFull = MeetError("meeting.full", status: 409)
+    static let meetingStarted = MeetError("meeting.started", status: 409)
+    static let notMember = MeetError("meeting.notMember", status: 409)
+    static let organizerCannotLeave = MeetError("meeting.organizerCannotLeave", status: 409)
+}
+
+extension MeetingService {
+    /// Joins a public meeting (or a private one the user is invited to) while places are
+    /// left. Joining twice is harmless.
+    public func join(_ id: String, by userId: String) async throws -> Meeting {
+        let time = now()
+        return try await database.pool.write { db in
+            let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
+            if role == .organizer || role == .member { return meeting.meeting(activityIds: try meeting.activityIds(in: db)) }
+            let joined = try addMember(userId, to: meeting, at: time, in: db)
+            try db.execute(sql: """
+                UPDATE invitation SET status = 'accepted', answeredAt = ? WHERE meetingId = ? AND inviteeId = ? AND status = 'pending'
+                """, arguments: [time.timeIntervalSince1970, id, userId])
+            try DomainEvent.meeting(.meetingJoined, joined, actor: userId, recipients: try joined.memberIds(in: db)).record(in: db, at: time)
+            return joined.meeting(activityIds: try joined.activityIds(in: db))
+        }
+    }
+
+    /// Leaves a meeting; the organizer cannot leave (they cancel instead).
+    public func leave(_ id: String, by userId: String) async throws {
+        let time = now()
+        try await database.pool.write { db in
+            let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
+            switch role {
+            case .organizer: throw MeetError.organizerCannotLeave
+            case .invitee, .outsider: throw MeetError.notMember
+            case .member: break
+            }
+            try MeetingMemberRecord.deleteOne(db, key: ["meetingId": id, "userId": userId])
+            try DomainEvent.meeting(.meetingLeft, meeting, actor: userId, recipients: [meeting.organizerId]).record(in: db, at: time)
+        }
+    }
+
+    /// The organizer removes a member.
+    public func removeMember(_ memberId: String, from id: String, by userId: String) async throws {
+        let time = now()
+        try await database.pool.write { db in
+            let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
+            guard role == .organizer else { throw MeetError.notOrganizer }
+            guard memberId != userId else { throw MeetError.organizerCannotLeave }
+            guard try MeetingMemberRecord.deleteOne(db, key: ["meetingId": id, "userId": memberId]) else {
+                throw MeetError("member.notFound", status: 404)
+            }
+            try DomainEvent.meeting(
+                .meetingMemberRemoved, meeting, actor: userId, user: memberId, recipients: [memberId]
+            ).record(in: db, at: time)
+        }
+    }
+
+    /// The members, organizer first, then in the order they joined.
+    public func members(of id: String, viewer viewerId: String) async throws -> [MeetingMember] {
+        try await database.pool.read { db in
+            _ = try MeetingRecord.visible(id, to: viewerId, in: db)
+            return try MeetingMemberRecord
+                .filter(Column("meetingId") == id)
+                .order(sql: "role = 'organizer' DESC, joinedAt, userId")
+                .fetchAll(db)
+                .map { MeetingMember(userId: $0.userId, role: $0.role == .organizer ? .organizer : .member, joinedAt: $0.joinedAt) }
+        }
+    }
+
+    /// Adds `userId` as a member if the meeting is open and has a place left, in one
+    /// conditional statement: concurrent joins cannot overfill it.
+    func addMember(_ userId: String, to meeting: MeetingRecord, at time: Date, in db: Database) throws -> MeetingRecord {
+        try db.execute(sql: """
+            INSERT INTO meetingMember (meetingId, userId, role, joinedAt)
+            SELECT id, ?, 'member', ? FROM meeting
+            WHERE id = ? AND cancelledAt IS NULL AND startsAt > ?
+              AND (maxParticipants IS NULL OR memberCount < maxParticipants)
+            """, arguments: [userId, time.timeIntervalSince1970, meeting.id, time.timeIntervalSince1970])
+        guard db.changesCount == 1 else {
+            if meeting.isCancelled { throw MeetError.meetingCancelled }
+            if meeting.startsAt <= time { throw MeetError.meetingStarted }
+            throw MeetError.meetingFull
+        }
+        return try MeetingRecord.filter(Column("id") == meeting.id).fetchOne(db) ?? meeting
+    }
+}

@@ -1,1 +1,0 @@
-// The Stomp module; see DESIGN.md.

@@ -1,0 +1,130 @@
+import Logging
+import NIOCore
+import Synchronization
+
+/// The broker: routes SENDs, keeps subscriptions and fans messages out. It knows nothing of the
+/// application: authentication, authorization and `/app/...` handling are injected.
+///
+/// Destinations: `/topic/...` broadcasts to every current subscriber; `/user/queue/...` reaches
+/// every session of the subscribing user (all of their devices); `/app/...` goes to the
+/// ``StompApplication``.
+public final class StompBroker: Sendable {
+    /// Tunables of the broker and its sessions.
+    public struct Configuration: Sendable {
+        /// Limits on each inbound frame.
+        public var limits = StompLimits()
+        /// What the server offers in CONNECTED's `heart-beat`.
+        public var heartBeat = StompHeartBeat(send: 10_000, receive: 10_000)
+        /// How late a client's heart-beat may be, as a multiple of the negotiated interval, before
+        /// the session is declared dead: clients' timers drift, so exactly 1 would be too strict.
+        public var heartBeatTolerance = 1.5
+        /// The most bytes a session may have waiting to be written; a consumer past it is
+        /// disconnected with an ERROR naming the reason.
+        public var maxOutboundBytes = 1024 * 1024
+        /// The most delivered-but-unacknowledged messages one session may hold.
+        public var maxPendingAcks = 10_000
+        /// The most frames one transaction may hold.
+        public var maxTransactionFrames = 1_000
+        /// How long a closing session waits for its last frame (ERROR, RECEIPT) to leave before
+        /// it closes anyway: a peer that stopped reading cannot keep it open.
+        public var closeGracePeriod = TimeAmount.seconds(2)
+        /// The `server` header of CONNECTED.
+        public var serverName = "meetupd"
+
+        /// The defaults.
+        public init() {}
+    }
+
+    let configuration: Configuration
+    let authenticator: any StompAuthenticator
+    let authorizer: any StompAuthorizer
+    let application: (any StompApplication)?
+    let logger: Logger
+    let metrics = StompMetrics()
+    private let registry = Mutex(StompSubscriptionRegistry())
+    private let messageCounter = Atomic<Int>(0)
+    private let sessionCounter = Atomic<Int>(0)
+
+    /// Creates a broker.
+    public init(configuration: Configuration = Configuration(), authenticator: any StompAuthenticator,
+                authorizer: any StompAuthorizer, application: (any StompApplication)? = nil,
+                logger: Logger = Logger(label: "meetupd.stomp")) {
+        self.configuration = configuration
+        self.authenticator = authenticator
+        self.authorizer = authorizer
+        self.application = application
+        self.logger = logger
+    }
+
+    /// Broadcasts to every subscriber of a `/topic/...` destination.
+    public func publish(to destination: String, headers: StompHeaders = [:], body: ByteBuffer) {
+        let message = makeMessage(destination: destination, headers: headers, body: body)
+        deliver(message, to: registryGroups(destination))
+    }
+
+    /// Delivers to every session of `userID` subscribed to `destination` (`/user/queue/...`).
+    public func send(toUser userID: String, destination: String, headers: StompHeaders = [:], body: ByteBuffer) {
+        let message = makeMessage(destination: destination, headers: headers, body: body)
+        let key = Self.userKey(userID: userID, destination: destination)
+        deliver(message, to: registryGroups(key))
+    }
+
+    /// The subscribers of a registry key, grouped by event loop.
+    func registryGroups(_ key: String) -> [StompSubscriptionRegistry.LoopGroup] {
+        registry.withLock { $0.groups(for: key) }
+    }
+
+    func makeMessage(destination: String, headers: StompHeaders, body: ByteBuffer) -> StompMessage {
+        let number = messageCounter.wrappingAdd(1, ordering: .relaxed).newValue
+        return StompMessage(destination: destination, messageID: String(number), headers: headers, body: body)
+    }
+
+    func nextSessionID() -> String {
+        String(sessionCounter.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
+
+    /// The registry key a SUBSCRIBE to `destination` listens on, or `nil` for one that cannot be
+    /// subscribed to. User queues are keyed per user, so one user's queue never reaches another.
+    static func subscriptionKey(destination: String, principal: StompPrincipal) -> String? {
+        if destination.hasPrefix("/topic/") { return destination }
+        if destination.hasPrefix("/user/queue/") { return userKey(userID: principal.userID, destination: destination) }
+        return nil
+    }
+
+    private static func userKey(userID: String, destination: String) -> String {
+        "\u{0}\(userID)\u{0}\(destination)"
+    }
+
+    func subscribe(_ subscriber: StompSubscriptionRegistry.Subscriber, to key: String) {
+        registry.withLock { $0.add(subscriber, to: key) }
+        metrics.subscriptions.increment()
+    }
+
+    func unsubscribe(_ session: StompSession, subscriptionID: String, from key: String) {
+        registry.withLock { $0.remove(session: session, subscriptionID: subscriptionID, from: key) }
+        metrics.subscriptions.decrement()
+    }
+
+    /// Writes `message` to each group on its own event loop: one hop per loop, inline on this one.
+    private func deliver(_ message: StompMessage, to groups: [StompSubscriptionRegistry.LoopGroup]) {
+        for group in groups {
+            metrics.sent(.message, count: group.subscribers.count)
+            if group.eventLoop.inEventLoop {
+                Self.deliver(message, to: group.subscribers)
+            } else {
+                group.eventLoop.execute { Self.deliver(message, to: group.subscribers) }
+            }
+        }
+    }
+
+    private static func deliver(_ message: StompMessage, to subscribers: [StompSubscriptionRegistry.Subscriber]) {
+        guard let first = subscribers.first else { return }
+        var cache = StompMessageEncodingCache(message: message, allocator: first.session.allocator)
+        for subscriber in subscribers {
+            subscriber.session.deliver(message, subscriptionID: subscriber.subscriptionID, cache: &cache)
+        }
+        for subscriber in subscribers {
+            subscriber.session.flush()
+        }
+    }
+}

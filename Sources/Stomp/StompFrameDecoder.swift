@@ -1,0 +1,152 @@
+import NIOCore
+
+/// A streaming STOMP frame decoder. Feed it the bytes received so far; it consumes what it has
+/// understood and returns each complete frame. Any split of the input decodes the same frames.
+///
+/// Accepts `\n` and `\r\n` line ends, heart-beat EOLs between frames, escaped headers per version,
+/// repeated headers (first wins), NUL-terminated bodies and `content-length` bodies containing NUL.
+/// Every limit is checked as soon as it can be exceeded, so a peer cannot make it buffer more
+/// than one limit's worth of bytes.
+public struct StompFrameDecoder: Sendable {
+    private enum State: Sendable {
+        /// Between frames: skipping heart-beat EOLs, then reading the command line.
+        case command
+        /// Reading header lines until the empty line.
+        case headers(StompCommand, StompHeaders)
+        /// Reading the body, either a known number of bytes or up to the NUL.
+        case body(StompCommand, StompHeaders, contentLength: Int?)
+    }
+
+    private var state: State = .command
+    /// How many bytes past the reader index were already searched for the current terminator, so
+    /// that input arriving a byte at a time is scanned once rather than quadratically.
+    private var scanned = 0
+
+    /// The negotiated version, which decides header unescaping. Until CONNECT/CONNECTED has been
+    /// exchanged it is 1.0: those frames are never escaped.
+    public var version: StompVersion = .v1_0
+    /// The limits enforced on every frame.
+    public let limits: StompLimits
+
+    /// Creates a decoder.
+    public init(limits: StompLimits = StompLimits()) {
+        self.limits = limits
+    }
+
+    /// Decodes the next complete frame from `buffer`, consuming its bytes; returns `nil` when more
+    /// input is needed (the bytes read so far are consumed or remembered, never lost).
+    public mutating func next(from buffer: inout ByteBuffer) throws(StompProtocolError) -> StompFrame? {
+        while true {
+            switch state {
+            case .command:
+                skipEndOfLines(&buffer)
+                guard let line = try readLine(&buffer, limit: limits.maxCommandLength,
+                                               error: .commandTooLong(limit: limits.maxCommandLength)) else {
+                    return nil
+                }
+                guard let command = StompCommand(bytes: line.readableBytesView) else {
+                    throw .unknownCommand(String(buffer: line))
+                }
+                state = .headers(command, StompHeaders())
+            case .headers(let command, let headers):
+                guard let line = try readLine(&buffer, limit: limits.maxHeaderLength,
+                                               error: .headerTooLong(limit: limits.maxHeaderLength)) else {
+                    return nil
+                }
+                if line.readableBytes == 0 {
+                    state = .body(command, headers, contentLength: try contentLength(headers))
+                    continue
+                }
+                guard headers.count < limits.maxHeaderCount else { throw .tooManyHeaders(limit: limits.maxHeaderCount) }
+                state = .headers(command, try Self.appending(line, to: headers, command: command, version: version))
+            case .body(let command, let headers, let contentLength):
+                guard let body = try readBody(&buffer, contentLength: contentLength) else { return nil }
+                state = .command
+                if body.readableBytes > 0, !command.allowsBody { throw .bodyNotAllowed(command) }
+                return StompFrame(command, headers: headers, body: body)
+            }
+        }
+    }
+
+    private static func appending(_ line: ByteBuffer, to headers: StompHeaders, command: StompCommand,
+                                  version: StompVersion) throws(StompProtocolError) -> StompHeaders {
+        let bytes = line.readableBytesView
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedHeader }
+        let escaped = command.escapesHeaders
+        var headers = headers
+        headers.add(try StompHeaderEscaping.decode(bytes[..<colon], version: version, escaped: escaped),
+                    try StompHeaderEscaping.decode(bytes[(colon + 1)...], version: version, escaped: escaped))
+        return headers
+    }
+
+    private func contentLength(_ headers: StompHeaders) throws(StompProtocolError) -> Int? {
+        guard let value = headers["content-length"] else { return nil }
+        guard !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let length = Int(value) else {
+            throw .invalidContentLength(value)
+        }
+        guard length <= limits.maxBodySize else { throw .bodyTooLarge(limit: limits.maxBodySize) }
+        return length
+    }
+
+    /// Consumes heart-beat EOLs (`\n` or `\r\n`) ahead of a frame; a lone `\r` waits for its `\n`.
+    private mutating func skipEndOfLines(_ buffer: inout ByteBuffer) {
+        while let byte = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) {
+            if byte == UInt8(ascii: "\n") {
+                buffer.moveReaderIndex(forwardBy: 1)
+                scanned = 0
+            } else if byte == UInt8(ascii: "\r"),
+                      buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self) == UInt8(ascii: "\n") {
+                buffer.moveReaderIndex(forwardBy: 2)
+                scanned = 0
+            } else {
+                return
+            }
+        }
+    }
+
+    /// Reads one line without its `\n` (and a `\r` before it), or returns `nil` if it is incomplete.
+    private mutating func readLine(_ buffer: inout ByteBuffer, limit: Int,
+                                   error: StompProtocolError) throws(StompProtocolError) -> ByteBuffer? {
+        let view = buffer.readableBytesView
+        guard let newline = view[(view.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) else {
+            // A `\r` may still be followed by `\n`, so allow one byte over the limit while waiting.
+            guard view.count <= limit + 1 else { throw error }
+            scanned = view.count
+            return nil
+        }
+        scanned = 0
+        var length = newline - view.startIndex
+        let line = buffer.readSlice(length: length + 1)!
+        if length > 0, line.getInteger(at: line.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
+            length -= 1
+        }
+        guard length <= limit else { throw error }
+        return line.getSlice(at: line.readerIndex, length: length)
+    }
+
+    /// Reads the body and its terminating NUL, or returns `nil` if it is incomplete.
+    private mutating func readBody(_ buffer: inout ByteBuffer, contentLength: Int?) throws(StompProtocolError) -> ByteBuffer? {
+        if let contentLength {
+            guard buffer.readableBytes > contentLength else { return nil }
+            guard buffer.getInteger(at: buffer.readerIndex + contentLength, as: UInt8.self) == 0 else {
+                throw .bodyNotTerminated
+            }
+            let body = buffer.readSlice(length: contentLength)!
+            buffer.moveReaderIndex(forwardBy: 1)
+            return body
+        }
+        let view = buffer.readableBytesView
+        guard let nul = view[(view.startIndex + scanned)...].firstIndex(of: 0) else {
+            guard view.count <= limits.maxBodySize else { throw .bodyTooLarge(limit: limits.maxBodySize) }
+            scanned = view.count
+            return nil
+        }
+        scanned = 0
+        let length = nul - view.startIndex
+        guard length <= limits.maxBodySize else { throw .bodyTooLarge(limit: limits.maxBodySize) }
+        let body = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        return body
+    }
+}

@@ -1,0 +1,76 @@
+import NIOCore
+
+/// Who a session acts for, as established by the injected ``StompAuthenticator``.
+public struct StompPrincipal: Sendable, Hashable {
+    /// The user's id; `/user/queue/...` destinations resolve to all sessions of this user.
+    public var userID: String
+
+    /// Creates a principal.
+    public init(userID: String) {
+        self.userID = userID
+    }
+}
+
+/// What a client presented to authenticate: the CONNECT frame's headers and any credential
+/// the transport carried (the WebSocket upgrade's bearer token).
+public struct StompCredentials: Sendable {
+    /// All headers of the CONNECT or STOMP frame.
+    public var headers: StompHeaders
+    /// A bearer token taken from the transport (upgrade request), if any.
+    public var transportToken: String?
+
+    /// Creates credentials.
+    public init(headers: StompHeaders, transportToken: String? = nil) {
+        self.headers = headers
+        self.transportToken = transportToken
+    }
+
+    /// The bearer token, in order of precedence: the CONNECT `Authorization: Bearer` header, the
+    /// `passcode` header, then the transport's token.
+    public var bearerToken: String? {
+        if let authorization = headers["Authorization"] ?? headers["authorization"],
+           authorization.lowercased().hasPrefix("bearer ") {
+            return String(authorization.dropFirst(7))
+        }
+        return headers["passcode"] ?? transportToken
+    }
+}
+
+/// Establishes who a connecting client is. Fail the future (with ``StompRefusal`` to choose the
+/// message) to refuse: the client gets an ERROR and the close.
+public protocol StompAuthenticator: Sendable {
+    /// Authenticates a CONNECT; complete the future on `eventLoop` or anywhere.
+    func authenticate(_ credentials: StompCredentials, on eventLoop: any EventLoop) -> EventLoopFuture<StompPrincipal>
+}
+
+/// What a session is about to do with a destination.
+public enum StompAccess: Sendable, Equatable {
+    case subscribe
+    case send
+}
+
+/// Decides each SUBSCRIBE and SEND. Fail the future with ``StompRefusal`` to refuse.
+public protocol StompAuthorizer: Sendable {
+    /// Authorizes `access` to `destination` for `principal`.
+    func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
+                   on eventLoop: any EventLoop) -> EventLoopFuture<Void>
+}
+
+/// A refusal by the application (not a protocol violation). The session learns of it on its
+/// `/user/queue/errors` subscription and carries on; a session without one gets an ERROR and the
+/// close, as does any refusal with `endsSession`.
+public struct StompRefusal: Error, Sendable, Equatable {
+    /// A stable machine code, e.g. `not-a-member`.
+    public var code: String
+    /// A human-readable explanation.
+    public var message: String
+    /// Whether the session must end (e.g. a bad token), whatever it subscribed to.
+    public var endsSession: Bool
+
+    /// Creates a refusal.
+    public init(code: String, message: String, endsSession: Bool = false) {
+        self.code = code
+        self.message = message
+        self.endsSession = endsSession
+    }
+}

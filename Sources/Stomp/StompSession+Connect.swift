@@ -1,0 +1,87 @@
+import NIOCore
+
+extension StompSession {
+    /// CONNECT/STOMP: negotiates the version and heart-beats, then asks the authenticator.
+    func connect(_ frame: StompFrame) throws -> EventLoopFuture<Void> {
+        guard let version = StompVersion.negotiate(acceptVersion: frame.headers["accept-version"]) else {
+            throw StompProtocolError.unsupportedVersion(offered: frame.headers["accept-version"] ?? "")
+        }
+        let clientBeat = version == .v1_0 ? StompHeartBeat(send: 0, receive: 0)
+            : try StompHeartBeat(header: frame.headers["heart-beat"])
+        phase = .authenticating
+        let credentials = StompCredentials(headers: frame.headers, transportToken: transportToken)
+        return broker.authenticator.authenticate(credentials, on: eventLoop)
+            .flatMapErrorThrowing { error in
+                let reason = (error as? StompRefusal)?.message ?? "authentication failed"
+                throw StompRefusal(code: "unauthenticated", message: reason, endsSession: true)
+            }
+            .hop(to: eventLoop)
+            .map { principal in self.connected(version: version, principal: principal, clientBeat: clientBeat) }
+    }
+
+    private func connected(version: StompVersion, principal: StompPrincipal, clientBeat: StompHeartBeat) {
+        guard case .authenticating = phase else { return }
+        phase = .connected(version, principal)
+        decoder.version = version
+        broker.metrics.sessions.increment()
+        var headers: StompHeaders = ["version": version.rawValue, "session": id, "server": broker.configuration.serverName]
+        if version != .v1_0 {
+            let serverBeat = broker.configuration.heartBeat
+            headers.add("heart-beat", serverBeat.header)
+            let (sendEvery, expectEvery) = serverBeat.negotiated(with: clientBeat)
+            startHeartBeats(sendEvery: sendEvery, expectEvery: expectEvery)
+        }
+        headers.add("user-name", principal.userID)
+        write(StompFrame(.connected, headers: headers))
+    }
+
+    private func startHeartBeats(sendEvery: TimeAmount?, expectEvery: TimeAmount?) {
+        if let sendEvery {
+            // Ticking at half the interval bounds the silence between two writes by one interval.
+            let tick = TimeAmount.nanoseconds(max(sendEvery.nanoseconds / 2, 1))
+            heartBeat.sending = eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
+                self.sendHeartBeat()
+            }
+        }
+        if let expectEvery {
+            let window = TimeAmount.nanoseconds(Int64(Double(expectEvery.nanoseconds) * broker.configuration.heartBeatTolerance))
+            heartBeat.lastReceived = .now()
+            // Checking at half the interval keeps detection within the window plus half a beat.
+            let check = TimeAmount.nanoseconds(max(expectEvery.nanoseconds / 2, 1))
+            heartBeat.checking = eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { _ in
+                if NIODeadline.now() - self.heartBeat.lastReceived > window {
+                    self.broker.metrics.heartBeatTimeouts.increment()
+                    self.fail(StompProtocolError.heartBeatTimeout(window: window), receiptID: nil)
+                }
+            }
+        }
+    }
+
+    /// Sends an EOL unless something else went out since the last beat (any frame counts).
+    private func sendHeartBeat() {
+        guard heartBeat.wroteSinceBeat == false else {
+            heartBeat.wroteSinceBeat = false
+            return
+        }
+        var eol = allocator.buffer(capacity: 1)
+        eol.writeInteger(UInt8(ascii: "\n"))
+        write(bytes: eol)
+        heartBeat.wroteSinceBeat = false
+        flush()
+    }
+}
+
+/// A session's heart-beat bookkeeping: the two timers and what they look at.
+struct StompHeartBeatTimers {
+    var sending: RepeatedTask?
+    var checking: RepeatedTask?
+    var lastReceived = NIODeadline.now()
+    var wroteSinceBeat = false
+
+    mutating func cancel() {
+        sending?.cancel()
+        checking?.cancel()
+        sending = nil
+        checking = nil
+    }
+}

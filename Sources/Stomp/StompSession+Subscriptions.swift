@@ -1,0 +1,124 @@
+import NIOCore
+
+/// How a subscription's messages are acknowledged.
+enum StompAckMode: String {
+    case auto
+    case client
+    case clientIndividual = "client-individual"
+}
+
+/// One subscription of a session, with the messages it still awaits ACK/NACK for.
+struct Subscription {
+    let destination: String
+    let key: String
+    let ack: StompAckMode
+    /// Delivered, unacknowledged message ids in delivery order (empty in `auto` mode).
+    var pending = CircularBuffer<String>()
+}
+
+extension StompSession {
+    func subscribe(_ frame: StompFrame, version: StompVersion, principal: StompPrincipal) throws -> EventLoopFuture<Void> {
+        let destination = try frame.required("destination")
+        // STOMP 1.0 made `id` optional; its subscriptions are then named by their destination.
+        let id = version == .v1_0 ? frame.headers["id"] ?? destination : try frame.required("id")
+        let modeName = frame.headers["ack"] ?? "auto"
+        guard let ack = StompAckMode(rawValue: modeName), version != .v1_0 || ack != .clientIndividual else {
+            throw StompProtocolError.invalidAckMode(modeName)
+        }
+        guard subscriptions[id] == nil else { throw StompProtocolError.duplicateSubscription(id) }
+        guard let key = StompBroker.subscriptionKey(destination: destination, principal: principal) else {
+            throw StompRefusal(code: "unknown-destination", message: "cannot subscribe to \(destination)")
+        }
+        return broker.authorizer.authorize(.subscribe, destination: destination, principal: principal, on: eventLoop)
+            .hop(to: eventLoop)
+            .map {
+                guard case .connected = self.phase else { return }
+                self.subscriptions[id] = Subscription(destination: destination, key: key, ack: ack)
+                self.broker.subscribe(.init(session: self, subscriptionID: id, acknowledged: ack != .auto), to: key)
+            }
+    }
+
+    func unsubscribe(_ frame: StompFrame, version: StompVersion) throws {
+        let id = try version == .v1_0 && frame.headers["id"] == nil ? frame.required("destination") : frame.required("id")
+        // Unsubscribing twice is harmless: the second one has nothing left to do.
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
+        pendingAckCount -= subscription.pending.count
+        broker.unsubscribe(self, subscriptionID: id, from: subscription.key)
+    }
+
+    /// ACK or NACK: in `client` mode it settles the message and every earlier one of its
+    /// subscription, in `client-individual` mode that message alone. On a topic a NACKed message
+    /// is discarded, as a stock broker's topic does.
+    func acknowledge(_ frame: StompFrame, version: StompVersion) throws {
+        let messageID = version == .v1_2 ? try frame.required("id") : try frame.required("message-id")
+        let named = version == .v1_0 ? nil : frame.headers["subscription"]
+        let candidates = named.map { [$0] } ?? Array(subscriptions.keys)
+        for id in candidates {
+            guard var subscription = subscriptions[id],
+                  let index = subscription.pending.firstIndex(of: messageID) else { continue }
+            let settled: Int
+            if subscription.ack == .client {
+                settled = subscription.pending.distance(from: subscription.pending.startIndex, to: index) + 1
+                subscription.pending.removeFirst(settled)
+            } else {
+                subscription.pending.remove(at: index)
+                settled = 1
+            }
+            pendingAckCount -= settled
+            subscriptions[id] = subscription
+            return
+        }
+        throw StompProtocolError.unknownAck(messageID)
+    }
+
+    /// Writes a fan-out MESSAGE to the subscriber, unless the subscription has gone meanwhile or
+    /// the consumer has fallen too far behind (then it is disconnected, never waited for).
+    func deliver(_ message: StompMessage, subscriptionID: String, cache: inout StompMessageEncodingCache) {
+        guard case .connected(let version, _) = phase,
+              var subscription = subscriptions[subscriptionID],
+              subscription.destination == message.destination else { return }
+        guard admitsMore() else { return }
+        if subscription.ack != .auto {
+            guard pendingAckCount < broker.configuration.maxPendingAcks else {
+                dropSlowConsumer(.tooManyUnacknowledged(limit: broker.configuration.maxPendingAcks))
+                return
+            }
+            subscription.pending.append(message.messageID)
+            pendingAckCount += 1
+            subscriptions[subscriptionID] = subscription
+        }
+        write(bytes: cache.frame(subscription: subscriptionID, acknowledged: subscription.ack != .auto, version: version))
+    }
+
+    /// Delivers to this session's own subscriptions on `message.destination` (replies, refusals).
+    func deliverToOwnSubscriptions(_ message: StompMessage) {
+        var cache = StompMessageEncodingCache(message: message, allocator: allocator)
+        for (id, subscription) in subscriptions where subscription.destination == message.destination {
+            deliver(message, subscriptionID: id, cache: &cache)
+        }
+        flush()
+    }
+
+    /// Whether the outbound buffer can take more; a consumer past the limit is disconnected.
+    private func admitsMore() -> Bool {
+        guard let channel, !channel.isWritable else { return true }
+        let buffered = (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
+        guard buffered > broker.configuration.maxOutboundBytes else { return true }
+        dropSlowConsumer(.slowConsumer(limit: broker.configuration.maxOutboundBytes))
+        return false
+    }
+
+    private func dropSlowConsumer(_ reason: StompProtocolError) {
+        broker.metrics.slowConsumers.increment()
+        broker.logger.notice("dropping slow STOMP consumer", metadata: ["session": "\(id)", "reason": "\(reason.message)"])
+        fail(reason, receiptID: nil)
+    }
+}
+
+extension StompFrame {
+    /// The value of a header the frame cannot do without.
+    func required(_ name: String) throws(StompProtocolError) -> String {
+        guard let value = headers[name] else { throw .missingHeader(name, command) }
+        return value
+    }
+}

@@ -1,0 +1,283 @@
+import NIOCore
+
+/// One client's STOMP session: the protocol state machine between a transport (TCP or our
+/// WebSocket) and the broker. Confined to its channel's event loop; the transport handler feeds
+/// it bytes and it writes frames back through the handler's context.
+///
+/// Frames are processed strictly in order. A frame whose handling is asynchronous (authentication,
+/// authorization, an application handler) holds the frames behind it, and the transport stops
+/// reading until it completes, so a RECEIPT always follows the effect it confirms.
+final class StompSession: @unchecked Sendable {
+    /// Where the session stands.
+    enum Phase {
+        /// Waiting for CONNECT or STOMP.
+        case awaitingConnect
+        /// CONNECT received, the authenticator has not answered yet.
+        case authenticating
+        /// CONNECTED sent.
+        case connected(StompVersion, StompPrincipal)
+        /// DISCONNECT or ERROR: nothing more is read, the channel is closing.
+        case closing
+    }
+
+    let id: String
+    let broker: StompBroker
+    let eventLoop: any EventLoop
+    let allocator: ByteBufferAllocator
+    /// The bearer token the transport carried (the WebSocket upgrade's), for the authenticator.
+    let transportToken: String?
+    /// Wraps encoded frames into what the transport's pipeline writes.
+    private let wrap: (ByteBuffer) -> NIOAny
+    private var context: ChannelHandlerContext?
+
+    var phase = Phase.awaitingConnect
+    var decoder: StompFrameDecoder
+    private var inbound = ByteBuffer()
+    var subscriptions: [String: Subscription] = [:]
+    var pendingAckCount = 0
+    var transactions: [String: [StompFrame]] = [:]
+    private var queued = CircularBuffer<StompFrame>()
+    private var busy = false
+    private var draining = false
+    /// The transport asked to read while frames were held; the read is replayed when they are done.
+    var readPending = false
+    private var needsFlush = false
+    var heartBeat = StompHeartBeatTimers()
+
+    init(broker: StompBroker, context: ChannelHandlerContext, transportToken: String?,
+         wrap: @escaping (ByteBuffer) -> NIOAny) {
+        self.id = broker.nextSessionID()
+        self.broker = broker
+        self.eventLoop = context.eventLoop
+        self.allocator = context.channel.allocator
+        self.context = context
+        self.transportToken = transportToken
+        self.wrap = wrap
+        self.decoder = StompFrameDecoder(limits: broker.configuration.limits)
+    }
+
+    /// Whether inbound frames are held behind an asynchronous step.
+    var isHoldingFrames: Bool { busy || !queued.isEmpty }
+
+    var channel: (any Channel)? { context?.channel }
+
+    // MARK: Inbound
+
+    /// Takes bytes from the transport and handles every complete frame in them.
+    func receive(_ bytes: ByteBuffer) {
+        heartBeat.lastReceived = .now()
+        broker.metrics.bytesIn.increment(by: bytes.readableBytes)
+        if inbound.readableBytes == 0 {
+            inbound = bytes
+        } else {
+            inbound.writeImmutableBuffer(bytes)
+        }
+        do {
+            while !isClosing, let frame = try decoder.next(from: &inbound) {
+                broker.metrics.received(frame.command)
+                queued.append(frame)
+            }
+        } catch {
+            fail(error, receiptID: nil)
+            return
+        }
+        if inbound.readableBytes == 0 {
+            inbound = ByteBuffer()
+        } else if inbound.readerIndex > 64 * 1024 {
+            inbound.discardReadBytes()
+        }
+        drain()
+    }
+
+    private var isClosing: Bool {
+        if case .closing = phase { return true }
+        return false
+    }
+
+    /// Handles queued frames until one goes asynchronous or the queue is empty.
+    private func drain() {
+        guard !draining else { return }
+        draining = true
+        defer { draining = false }
+        while !busy, !isClosing, let frame = queued.popFirst() {
+            handle(frame)
+        }
+        if !isHoldingFrames, readPending, !isClosing {
+            readPending = false
+            context?.read()
+        }
+        flush()
+    }
+
+    private func handle(_ frame: StompFrame) {
+        let future: EventLoopFuture<Void>?
+        do {
+            future = try process(frame)
+        } catch {
+            failed(frame, error)
+            return
+        }
+        guard let future else {
+            completed(frame)
+            return
+        }
+        busy = true
+        future.hop(to: eventLoop).whenComplete { result in
+            self.busy = false
+            switch result {
+            case .success: self.completed(frame)
+            case .failure(let error): self.failed(frame, error)
+            }
+            self.drain()
+        }
+    }
+
+    /// Applies one frame; returns a future when the outcome is not known yet.
+    private func process(_ frame: StompFrame) throws -> EventLoopFuture<Void>? {
+        switch (phase, frame.command) {
+        case (.closing, _):
+            return nil
+        case (.awaitingConnect, .connect), (.awaitingConnect, .stomp):
+            return try connect(frame)
+        case (.awaitingConnect, let command), (.authenticating, let command):
+            throw StompProtocolError.notConnected(command)
+        case (.connected, .connect), (.connected, .stomp):
+            throw StompProtocolError.alreadyConnected
+        case (.connected(let version, let principal), _):
+            return try perform(frame, version: version, principal: principal)
+        }
+    }
+
+    /// Applies a frame of a connected session (also used when a transaction commits).
+    func perform(_ frame: StompFrame, version: StompVersion, principal: StompPrincipal) throws -> EventLoopFuture<Void>? {
+        switch frame.command {
+        case .send: return try send(frame, principal: principal)
+        case .subscribe: return try subscribe(frame, version: version, principal: principal)
+        case .unsubscribe: try unsubscribe(frame, version: version)
+        case .ack, .nack:
+            if let transaction = frame.headers["transaction"] {
+                try hold(frame, in: transaction)
+            } else {
+                try acknowledge(frame, version: version)
+            }
+        case .begin, .commit, .abort: return try transaction(frame, version: version, principal: principal)
+        case .disconnect: break  // completed(_:) sends the receipt, then closes
+        case .connect, .stomp, .connected, .message, .receipt, .error:
+            throw StompProtocolError.unexpectedFrame(frame.command)
+        }
+        return nil
+    }
+
+    private func completed(_ frame: StompFrame) {
+        let receipt = frame.headers["receipt"].map { StompFrame(.receipt, headers: ["receipt-id": $0]) }
+        if frame.command == .disconnect {
+            closeAfterWriting(receipt)
+        } else if let receipt, frame.command != .connect, frame.command != .stomp {
+            write(receipt)
+        }
+    }
+
+    private func failed(_ frame: StompFrame, _ error: any Error) {
+        let receiptID = frame.headers["receipt"]
+        if let refusal = error as? StompRefusal {
+            refuse(refusal, destination: frame.headers["destination"], receiptID: receiptID)
+        } else {
+            fail(error, receiptID: receiptID)
+        }
+    }
+
+    /// Called by the transport when the channel has gone.
+    func end() {
+        guard context != nil else { return }
+        stop()
+        context = nil
+    }
+
+    /// Leaves the broker: no more deliveries, frames or timers. Idempotent.
+    private func stop() {
+        if case .connected = phase { broker.metrics.sessions.decrement() }
+        phase = .closing
+        heartBeat.cancel()
+        for (id, subscription) in subscriptions {
+            broker.unsubscribe(self, subscriptionID: id, from: subscription.key)
+        }
+        subscriptions = [:]
+        pendingAckCount = 0
+        transactions = [:]
+        queued.removeAll()
+    }
+
+    // MARK: Outbound
+
+    /// Encodes and writes a frame generated by this session (not a fan-out MESSAGE).
+    func write(_ frame: StompFrame, promise: EventLoopPromise<Void>? = nil) {
+        // The decoder's version is the negotiated one from CONNECTED on, and stays so while closing.
+        let version = decoder.version
+        var buffer = allocator.buffer(capacity: 64 + frame.body.readableBytes)
+        StompFrameEncoder.write(frame, version: version, into: &buffer)
+        broker.metrics.sent(frame.command)
+        write(bytes: buffer, promise: promise)
+    }
+
+    /// Writes encoded bytes; they leave at the next ``flush()``.
+    func write(bytes: ByteBuffer, promise: EventLoopPromise<Void>? = nil) {
+        guard let context else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        broker.metrics.bytesOut.increment(by: bytes.readableBytes)
+        heartBeat.wroteSinceBeat = true
+        needsFlush = true
+        context.write(wrap(bytes), promise: promise)
+    }
+
+    func flush() {
+        guard needsFlush, let context else { return }
+        needsFlush = false
+        context.flush()
+    }
+
+    func close() {
+        stop()
+        context?.close(promise: nil)
+    }
+
+    /// Answers a protocol violation (or an unexpected failure) with ERROR, then closes.
+    func fail(_ error: any Error, receiptID: String?) {
+        guard !isClosing else { return }
+        var headers: StompHeaders = ["content-type": "text/plain"]
+        let message: String
+        switch error {
+        case let error as StompProtocolError:
+            message = error.message
+            if case .unsupportedVersion = error { headers.add("version", StompVersion.supportedList) }
+        case let refusal as StompRefusal:
+            message = refusal.message
+        default:
+            broker.logger.error("STOMP session failed", metadata: ["session": "\(id)", "error": "\(error)"])
+            message = "internal error"
+        }
+        headers.add("message", message)
+        if let receiptID { headers.add("receipt-id", receiptID) }
+        closeAfterWriting(StompFrame(.error, headers: headers, text: message))
+    }
+
+    /// Writes a last frame (ERROR, or DISCONNECT's RECEIPT) and closes once it has left, or after
+    /// a grace period for a peer that has stopped reading: the frame should reach it if it can,
+    /// but a stalled peer cannot hold the session open.
+    func closeAfterWriting(_ frame: StompFrame?) {
+        stop()
+        guard let frame else {
+            close()
+            return
+        }
+        let written = eventLoop.makePromise(of: Void.self)
+        write(frame, promise: written)
+        flush()
+        let deadline = eventLoop.scheduleTask(in: broker.configuration.closeGracePeriod) { self.close() }
+        written.futureResult.whenComplete { _ in
+            deadline.cancel()
+            self.close()
+        }
+    }
+}

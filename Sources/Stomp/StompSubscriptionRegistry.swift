@@ -1,0 +1,69 @@
+import NIOCore
+
+/// Who listens to what, grouped by event loop so that a publication costs one hop per loop,
+/// never one per recipient. Guarded by the broker's lock; values are copied out (copy-on-write)
+/// so delivery happens outside it.
+struct StompSubscriptionRegistry {
+    /// One subscription of one session.
+    struct Subscriber {
+        let session: StompSession
+        let subscriptionID: String
+        let acknowledged: Bool
+    }
+
+    /// The subscribers of one destination that live on one event loop.
+    struct LoopGroup {
+        let eventLoop: any EventLoop
+        var subscribers: [Subscriber]
+    }
+
+    private struct Position: Hashable {
+        let session: ObjectIdentifier
+        let subscriptionID: String
+    }
+
+    private struct Destination {
+        var groups: [LoopGroup] = []
+        /// Where each subscriber sits (group, index), for O(1) removal when sessions come and go.
+        var positions: [Position: (group: Int, index: Int)] = [:]
+    }
+
+    private var destinations: [String: Destination] = [:]
+
+    /// The subscribers of `key`, grouped by event loop.
+    func groups(for key: String) -> [LoopGroup] {
+        destinations[key]?.groups ?? []
+    }
+
+    mutating func add(_ subscriber: Subscriber, to key: String) {
+        var destination = destinations[key] ?? Destination()
+        let loop = subscriber.session.eventLoop
+        let group: Int
+        if let existing = destination.groups.firstIndex(where: { $0.eventLoop === loop }) {
+            group = existing
+        } else {
+            destination.groups.append(LoopGroup(eventLoop: loop, subscribers: []))
+            group = destination.groups.count - 1
+        }
+        let position = Position(session: ObjectIdentifier(subscriber.session), subscriptionID: subscriber.subscriptionID)
+        destination.positions[position] = (group, destination.groups[group].subscribers.count)
+        destination.groups[group].subscribers.append(subscriber)
+        destinations[key] = destination
+    }
+
+    mutating func remove(session: StompSession, subscriptionID: String, from key: String) {
+        let position = Position(session: ObjectIdentifier(session), subscriptionID: subscriptionID)
+        guard var destination = destinations[key],
+              let (group, index) = destination.positions.removeValue(forKey: position) else { return }
+        // Swap-remove: the last subscriber of the group takes the removed one's place.
+        let last = destination.groups[group].subscribers.count - 1
+        if index != last {
+            let moved = destination.groups[group].subscribers[last]
+            destination.groups[group].subscribers[index] = moved
+            destination.positions[Position(session: ObjectIdentifier(moved.session),
+                                           subscriptionID: moved.subscriptionID)] = (group, index)
+        }
+        destination.groups[group].subscribers.removeLast()
+        destinations[key] = destination.positions.isEmpty ? nil : destination
+    }
+}

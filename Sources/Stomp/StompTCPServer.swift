@@ -1,0 +1,27 @@
+import NIOCore
+import NIOPosix
+
+/// STOMP over plain TCP: a listener whose every connection is a session of `broker`.
+public enum StompTCPServer {
+    /// Binds `host:port` (port 0 picks a free one) and serves until the returned channel is closed.
+    public static func bind(host: String, port: Int, broker: StompBroker,
+                            group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> any Channel {
+        try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(StompTransportHandler<StompTCPTransport>(broker: broker, transportToken: nil))
+                }
+            }
+            .bind(host: host, port: port)
+            .get()
+    }
+}
+
+/// Plain TCP carries STOMP bytes as they are.
+enum StompTCPTransport: StompTransport {
+    static func bytes(of message: ByteBuffer) -> ByteBuffer { message }
+    static func message(carrying bytes: ByteBuffer) -> ByteBuffer { bytes }
+}

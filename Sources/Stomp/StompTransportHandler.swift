@@ -1,0 +1,67 @@
+import NIOCore
+
+/// How one transport carries STOMP bytes: plain TCP carries them as they are, our WebSocket
+/// wraps them in messages.
+protocol StompTransport {
+    /// What the transport's pipeline reads and writes.
+    associatedtype Message
+    /// The STOMP bytes a message carries.
+    static func bytes(of message: Message) -> ByteBuffer
+    /// Wraps outbound STOMP bytes (one or more whole frames).
+    static func message(carrying bytes: ByteBuffer) -> Message
+}
+
+/// Connects a channel to a ``StompSession``: bytes in, frames out, and reads held while the
+/// session is busy (back-pressure on a peer that sends faster than its frames are handled).
+final class StompTransportHandler<Transport: StompTransport>: ChannelDuplexHandler {
+    typealias InboundIn = Transport.Message
+    typealias OutboundIn = Transport.Message
+    typealias OutboundOut = Transport.Message
+
+    private let broker: StompBroker
+    private let transportToken: String?
+    private var session: StompSession?
+
+    init(broker: StompBroker, transportToken: String?) {
+        self.broker = broker
+        self.transportToken = transportToken
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        session = StompSession(broker: broker, context: context, transportToken: transportToken) {
+            NIOAny(Transport.message(carrying: $0))
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        session?.end()
+        session = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        session?.receive(Transport.bytes(of: unwrapInboundIn(data)))
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        session?.flush()
+        context.fireChannelReadComplete()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        session?.end()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        session?.end()
+        context.close(promise: nil)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if let session, session.isHoldingFrames {
+            session.readPending = true
+        } else {
+            context.read()
+        }
+    }
+}

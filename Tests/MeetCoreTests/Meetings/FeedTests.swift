@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import Testing
+@testable import MeetCore
+
+@Suite struct FeedTests {
+    /// Kyiv's centre; one degree of latitude is about 111 km.
+    static let center = (lat: 50.45, lon: 30.52)
+
+    func meeting(_ f: MeetingFixture, _ title: String, northKm: Double = 0, in hours: Double = 24, capacity: Int? = nil,
+                 activityIds: [String]? = nil, price: Price? = nil, online: Bool? = nil) async throws -> Meeting {
+        let place = PlaceInput(lat: Self.center.lat + northKm / 111.2, lon: Self.center.lon)
+        return try await f.service.create(
+            MeetingFixture.draft(title: title, in: hours, place: place, capacity: capacity, activityIds: activityIds, price: price, online: online),
+            by: "ann")
+    }
+
+    func titles(_ page: FeedPage) -> [String] { page.items.map(\.title) }
+
+    @Test func nearbyKeepsTheRadiusAndAddsOnlineMeetings() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "viewer")
+        _ = try await meeting(f, "here", in: 30)
+        _ = try await meeting(f, "ten km", northKm: 10, in: 20)
+        _ = try await meeting(f, "far", northKm: 100)
+        _ = try await meeting(f, "online far", northKm: 1000, in: 10, online: true)
+        var request = FeedRequest(lat: Self.center.lat, lon: Self.center.lon, radiusKm: 20)
+        #expect(titles(try await f.service.feed(request, viewer: "viewer")) == ["online far", "ten km", "here"])
+        request.sort = .distance
+        let page = try await f.service.feed(request, viewer: "viewer")
+        #expect(titles(page) == ["here", "ten km", "online far"])
+        #expect(abs(page.items[1].distanceKm! - 10) < 0.1)
+        // Without a point, every public meeting counts.
+        #expect(try await f.service.feed(FeedRequest(), viewer: "viewer").items.count == 4)
+    }
+
+    @Test func filtersNarrowTheFeed() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "bob", "viewer")
+        _ = try await meeting(f, "paid", in: 10, price: Price(amount: 5, currency: "EUR"))
+        let full = try await meeting(f, "full", in: 20, capacity: 2, activityIds: ["chess"])
+        _ = try await f.service.join(full.id, by: "bob")
+        _ = try await meeting(f, "later", in: 100, activityIds: ["hiking"])
+        _ = try await f.service.create(MeetingFixture.draft(title: "private", visibility: "private"), by: "ann")
+        let cancelled = try await meeting(f, "cancelled")
+        _ = try await f.service.cancel(cancelled.id, by: "ann")
+
+        func feed(_ request: FeedRequest) async throws -> [String] { titles(try await f.service.feed(request, viewer: "viewer")) }
+        #expect(try await feed(FeedRequest()) == ["paid", "full", "later"])
+        #expect(try await feed(FeedRequest(freeOnly: true)) == ["full", "later"])
+        #expect(try await feed(FeedRequest(hasSpots: true)) == ["paid", "later"])
+        #expect(try await feed(FeedRequest(activityIds: ["hiking", "chess"])) == ["full", "later"])
+        #expect(try await feed(FeedRequest(from: MeetingFixture.now + 15 * 3600, to: MeetingFixture.now + 50 * 3600)) == ["full"])
+        #expect(try await feed(FeedRequest(sort: .popularity)) == ["full", "paid", "later"])
+    }
+
+    @Test func relevancePrefersNearSoonAndLively() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "bob", "viewer")
+        _ = try await meeting(f, "far and late", northKm: 15, in: 24 * 20)
+        let near = try await meeting(f, "near and soon", northKm: 1, in: 5, capacity: 4)
+        _ = try await f.service.join(near.id, by: "bob")
+        _ = try await meeting(f, "near, later", northKm: 1, in: 24 * 5)
+        let request = FeedRequest(lat: Self.center.lat, lon: Self.center.lon, sort: .relevance)
+        #expect(titles(try await f.service.feed(request, viewer: "viewer")) == ["near and soon", "near, later", "far and late"])
+    }
+
+    @Test func pagesStayStableWhileTheDataChanges() async throws {
+        let f = try MeetingFixture()
+        let joiners = (0..<30).map { "j\($0)" }
+        try f.users(["ann", "viewer"] + joiners)
+        var all: [Meeting] = []
+        for i in 0..<25 { all.append(try await meeting(f, "m\(i)", in: Double(10 + i))) }
+        var request = FeedRequest(sort: .popularity, limit: 10)
+        let first = try await f.service.feed(request, viewer: "viewer")
+        var seen = titles(first)
+        var cursor = first.nextCursor
+        #expect(seen.count == 10 && cursor != nil)
+        // Meetings further down get popular, a new one appears, one on the first page moves.
+        for (i, joiner) in joiners.enumerated() { _ = try await f.service.join(all[24 - i % 10].id, by: joiner) }
+        _ = try await meeting(f, "newcomer", in: 1)
+        while let next = cursor {
+            request.cursor = next
+            let page = try await f.service.feed(request, viewer: "viewer")
+            seen += titles(page)
+            cursor = page.nextCursor
+        }
+        #expect(seen.count == 25)
+        #expect(Set(seen) == Set(all.map(\.title)))
+        // Someone else's cursor is not mine.
+        request.cursor = try await f.service.feed(FeedRequest(limit: 1), viewer: "ann").nextCursor
+        #expect(await errorCode { _ = try await f.service.feed(request, viewer: "viewer") } == "feed.cursorExpired")
+    }
+
+    @Test func badRequestsAreRefusedFieldByField() async throws {
+        let f = try MeetingFixture()
+        let problems = await fieldProblems {
+            _ = try await f.service.feed(FeedRequest(lat: 91, radiusKm: 1000, sort: .distance, limit: 0), viewer: "v")
+        }
+        #expect(Set(problems) == ["lon:field.required", "lat:field.outOfRange", "radiusKm:field.outOfRange", "limit:field.outOfRange"])
+    }
+
+    @Test func theFeedReadsIndexesNeverEveryMeeting() throws {
+        let f = try MeetingFixture()
+        let requests = [
+            FeedRequest(lat: 50, lon: 30, radiusKm: 10, activityIds: ["a"], freeOnly: true, hasSpots: true),
+            FeedRequest(lat: 0, lon: 179.99, radiusKm: 50),
+            FeedRequest(),
+            FeedRequest(to: MeetingFixture.now + 86_400),
+        ]
+        try f.database.pool.read { db in
+            for request in requests {
+                let (sql, arguments) = FeedCandidates.query(request, from: MeetingFixture.now, limit: 100)
+                let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                let scans = plan.filter { $0.hasPrefix("SCAN m") && !$0.contains("USING") }
+                #expect(scans.isEmpty, "\(plan)")
+                if request.center != nil {
+                    #expect(plan.contains { $0.contains("SCAN p VIRTUAL TABLE") }, "\(plan)")
+                }
+            }
+        }
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import Stomp
-
-@Test func moduleLinks() {}
