@@ -37,16 +37,16 @@ public struct FriendService: Sendable {
             guard try Self.userExists(userId, db), try !Blocks.isBlocked(db, me, userId) else { throw Self.userNotFound }
             guard try !Self.areFriends(me, userId, db) else { throw MeetError("friends.alreadyFriends", status: 409) }
             if let theirs = try Self.pendingRequest(from: userId, to: me, db) {
-                let accepted = try Self.view(of: theirs, status: .accepted, db)
-                try Self.befriend(theirs, at: now(), db)
-                return accepted
+                return try Self.accept(theirs, at: now(), db)
             }
             if let mine = try Self.pendingRequest(from: me, to: userId, db) {
                 return try Self.view(of: mine, status: .pending, db)
             }
-            let request = FriendRequestRecord(id: RandomToken.id(), fromUserId: me, toUserId: userId, createdAt: now())
-            try request.insert(db)
-            return try Self.view(of: request, status: .pending, db)
+            let record = FriendRequestRecord(id: RandomToken.id(), fromUserId: me, toUserId: userId, createdAt: now())
+            try record.insert(db)
+            let request = try Self.view(of: record, status: .pending, db)
+            try DomainEvent.friendRequest(.friendRequestSent, request, actor: request.from).record(in: db, at: record.createdAt)
+            return request
         }
     }
 
@@ -63,10 +63,7 @@ public struct FriendService: Sendable {
     /// - Throws: `friends.requestNotFound` unless the request is pending and addressed to me.
     public func accept(request id: String, by me: String) async throws -> FriendRequest {
         try await database.pool.write { [now] db in
-            let request = try Self.request(id, to: me, db)
-            let accepted = try Self.view(of: request, status: .accepted, db)
-            try Self.befriend(request, at: now(), db)
-            return accepted
+            try Self.accept(try Self.request(id, to: me, db), at: now(), db)
         }
     }
 
@@ -82,10 +79,12 @@ public struct FriendService: Sendable {
     /// - Throws: `friends.requestNotFound` unless the request is pending and mine.
     public func cancel(request id: String, by me: String) async throws {
         try await database.pool.write { db in
-            guard let request = try FriendRequestRecord.fetchOne(db, key: id), request.fromUserId == me else {
+            guard let record = try FriendRequestRecord.fetchOne(db, key: id), record.fromUserId == me else {
                 throw Self.requestNotFound
             }
-            _ = try request.delete(db)
+            let request = try Self.view(of: record, status: .pending, db)
+            _ = try record.delete(db)
+            try DomainEvent.friendRequest(.friendRequestCancelled, request, actor: request.from).record(in: db)
         }
     }
 
@@ -166,6 +165,14 @@ public struct FriendService: Sendable {
         return request
     }
 
+    /// Accepts `record` on behalf of its recipient and tells its sender.
+    static func accept(_ record: FriendRequestRecord, at time: Date, _ db: Database) throws -> FriendRequest {
+        let request = try view(of: record, status: .accepted, db)
+        try befriend(record, at: time, db)
+        try DomainEvent.friendRequest(.friendRequestAccepted, request, actor: request.to).record(in: db, at: time)
+        return request
+    }
+
     /// Makes the two users of `request` friends and clears the requests between them.
     static func befriend(_ request: FriendRequestRecord, at time: Date, _ db: Database) throws {
         for (user, friend) in [(request.fromUserId, request.toUserId), (request.toUserId, request.fromUserId)] {
@@ -190,7 +197,7 @@ public struct FriendService: Sendable {
             """, arguments: [a, b, b, a])
     }
 
-    /// The request as its users see it; read before ``befriend(_:at:_:)`` deletes it.
+    /// The request as its users see it; read before it is deleted.
     static func view(of request: FriendRequestRecord, status: FriendRequest.Status, _ db: Database) throws -> FriendRequest {
         guard let view = try views(where: "friendRequest.id = \(request.id)", status: status, db).first else {
             throw requestNotFound

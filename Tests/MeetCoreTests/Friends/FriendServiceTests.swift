@@ -136,6 +136,23 @@ struct FriendsFixture {
         #expect(try await f.friends.sendRequest(from: anna, to: bohdan).status == .pending)
     }
 
+    @Test func requestsAreRecordedAsDomainEventsForTheOtherUser() async throws {
+        let f = try FriendsFixture()
+        let (anna, bohdan, chrystia, dmytro) = (try await f.user("Anna"), try await f.user("Bohdan"),
+                                                 try await f.user("Chrystia"), try await f.user("Dmytro"))
+        _ = try await f.friends.accept(request: try await f.friends.sendRequest(from: anna, to: bohdan).id, by: bohdan)
+        try await f.friends.cancel(request: try await f.friends.sendRequest(from: anna, to: chrystia).id, by: anna)
+        try await f.friends.decline(request: try await f.friends.sendRequest(from: anna, to: dmytro).id, by: dmytro)
+
+        let events = try await f.database.pool.read { db in try DomainEvents.pending(for: "test", in: db) }
+        #expect(events.map(\.kind) == [
+            .friendRequestSent, .friendRequestAccepted, .friendRequestSent, .friendRequestCancelled, .friendRequestSent,
+        ])
+        let payloads = try events.map { try JSONDecoder().decode(FriendEventPayload.self, from: $0.payload) }
+        #expect(payloads.map(\.recipients) == [[bohdan], [anna], [chrystia], [chrystia], [dmytro]])
+        #expect(payloads.map(\.actorName) == ["Anna", "Bohdan", "Anna", "Anna", "Anna"])
+    }
+
     @Test func suggestsFriendsOfFriendsByMutualCount() async throws {
         let f = try FriendsFixture()
         let me = try await f.user("Me")
