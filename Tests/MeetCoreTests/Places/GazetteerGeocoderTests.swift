@@ -108,3 +108,20 @@ import Testing
         }
     }
 }
+
+@Suite struct PlaceResolvingTests {
+    let geocoder = BundledGazetteer()
+
+    @Test func aPickedPointKeepsItsCoordinatesAndGetsNames() async throws {
+        let place = try #require(try await geocoder.place(for: .point(lat: 49.8419, lon: 24.0315)))
+        #expect(place.city == "Lviv" && place.country == "Ukraine" && place.timeZone == "Europe/Kyiv")
+        #expect(place.lat == 49.8419 && place.lon == 24.0315)
+    }
+
+    @Test func wordsTakeTheBestMatch() async throws {
+        let place = try #require(try await geocoder.place(for: .text("Rynok Square 1, Львів")))
+        #expect(place.name == "Rynok Square 1" && place.address == "Rynok Square 1" && place.city == "Lviv")
+        #expect(try await geocoder.place(for: .point(lat: 0, lon: -140)) == nil)
+        #expect(try await geocoder.place(for: .text("Qqqqxxzz")) == nil)
+    }
+}
