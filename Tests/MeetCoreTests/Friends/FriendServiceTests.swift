@@ -11,12 +11,7 @@ struct FriendsFixture {
     init() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-friends-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let path = directory.appendingPathComponent("meetupd.sqlite").path
-        // Until the accounts area lands, its user table is stood in for here.
-        try DatabaseQueue(path: path).write { db in
-            try db.execute(sql: "CREATE TABLE user (id TEXT PRIMARY KEY, displayName TEXT NOT NULL)")
-        }
-        database = try AppDatabase(path: path)
+        database = try AppDatabase(path: directory.appendingPathComponent("meetupd.sqlite").path)
         friends = FriendService(database: database)
     }
 
@@ -24,7 +19,9 @@ struct FriendsFixture {
     func user(_ name: String) async throws -> String {
         let id = RandomToken.id()
         try await database.pool.write { db in
-            try db.execute(sql: "INSERT INTO user (id, displayName) VALUES (?, ?)", arguments: [id, name])
+            try db.execute(sql: """
+                INSERT INTO user (id, email, displayName, locale, passwordHash, createdAt) VALUES (?, ?, ?, 'en', '-', ?)
+                """, arguments: [id, "\(id)@example.org", name, Date()])
         }
         return id
     }
