@@ -33,6 +33,8 @@ public func buildApplication(
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
     addAccountRoutes(to: api, accounts: accounts)
+    addPlaceRoutes(to: api, geocoder: configuration.geocoder.makeGeocoder())
+    addFriendRoutes(to: api, friends: FriendService(database: database))
 
     routes.load(from: router)
     return Application(

@@ -18,10 +18,10 @@ public struct Coordinate: Sendable, Hashable, Codable {
     public init(validatingLat lat: Double, lon: Double) throws {
         var problems: [MeetError.FieldProblem] = []
         if !(lat.isFinite && (-90...90).contains(lat)) {
-            problems.append(.init(field: "lat", code: "outOfRange"))
+            problems.append(.init(field: "lat", code: "field.outOfRange"))
         }
         if !(lon.isFinite && (-180...180).contains(lon)) {
-            problems.append(.init(field: "lon", code: "outOfRange"))
+            problems.append(.init(field: "lon", code: "field.outOfRange"))
         }
         guard problems.isEmpty else {
             throw MeetError("places.invalidCoordinate", status: 422, fieldProblems: problems)

@@ -38,7 +38,7 @@ public enum GeocoderQuery {
             throw MeetError(
                 "places.invalidQuery", status: 422,
                 arguments: ["maxLength": String(maxLength)],
-                fieldProblems: [.init(field: "q", code: trimmed.isEmpty ? "empty" : "tooLong")])
+                fieldProblems: [.init(field: "q", code: trimmed.isEmpty ? "field.required" : "field.tooLong")])
         }
         return trimmed
     }
