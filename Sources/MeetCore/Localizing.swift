@@ -9,3 +9,5 @@ public protocol Localizing: Sendable {
     /// `arguments` substituted; `nil` when no table has the key.
     func localized(_ key: String, arguments: [String: String], acceptLanguage: String?) -> String?
 }
+
+extension Localizer: Localizing {}

@@ -15,7 +15,7 @@ public func buildApplication(
     var logger = Logger(label: "meetupd")
     logger.logLevel = configuration.logLevel
     let database = try AppDatabase(dataDirectory: configuration.dataDirectory)
-    let localizer: any Localizing = UntranslatedLocalizer()
+    let localizer = try Localizer.bundled()
     let accounts = AccountService(
         database: database,
         mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
@@ -43,9 +43,4 @@ public func buildApplication(
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
-}
-
-/// Stands in until the string tables are wired in: titles fall back to the HTTP reason phrase.
-struct UntranslatedLocalizer: Localizing {
-    func localized(_ key: String, arguments: [String: String], acceptLanguage: String?) -> String? { nil }
 }

@@ -62,3 +62,39 @@ struct ProblemTests {
         }
     }
 }
+
+@Suite("Localized problems and mails")
+struct LocalizedProblemTests {
+    @Test func titleAndDetailFollowAcceptLanguage() async throws {
+        try await TestServer.run { server in
+            let english = try await server.send(.get, "/api/v1/me")
+            #expect(english.string("title") == "Sign-in required")
+            let ukrainian = try await server.send(.get, "/api/v1/me", headers: [.acceptLanguage: "de;q=1, uk;q=0.8, en;q=0.5"])
+            #expect(ukrainian.string("title") == "Потрібно увійти")
+            #expect(ukrainian.string("code") == "auth.required")
+        }
+    }
+
+    @Test func fieldProblemsAreLocalizedWithPlurals() async throws {
+        try await TestServer.run { server in
+            let reply = try await server.send(
+                .post, "/api/v1/auth/register", json: ["email": "a@example.org", "password": "short", "displayName": "A"],
+                headers: [.acceptLanguage: "uk"])
+            let errors = try #require(reply.json["errors"] as? [[String: Any]])
+            #expect(errors.first?["detail"] as? String == "Пароль має містити щонайменше 8 символів.")
+        }
+    }
+
+    @Test func ukrainianUsersGetUkrainianMail() async throws {
+        try await TestServer.run { server in
+            try await server.send(.post, "/api/v1/auth/register", json: [
+                "email": "taras@example.org", "password": "correct horse battery", "displayName": "Тарас",
+            ], headers: [.acceptLanguage: "uk-UA,uk;q=0.9"])
+            let mail = try #require(try server.mails(to: "taras@example.org").last)
+            // The subject is RFC 2047-encoded; the 8-bit UTF-8 body is readable as is.
+            #expect(mail.contains("Subject: =?UTF-8?B?"))
+            #expect(mail.contains("Вітаємо, Тарас!"))
+            #expect(try server.mailedToken(to: "taras@example.org", action: "confirm") != nil)
+        }
+    }
+}
