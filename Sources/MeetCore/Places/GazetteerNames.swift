@@ -20,6 +20,13 @@ struct GazetteerNames: Sendable {
         townStarts.append(Int32(townNumbers.count))
     }
 
+    /// All key bytes and the offsets of each key in them, for building indexes quickly.
+    func withKeyBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Int32>) throws -> Result) rethrows -> Result {
+        try bytes.withUnsafeBufferPointer { bytes in
+            try keyStarts.withUnsafeBufferPointer { starts in try body(bytes, starts) }
+        }
+    }
+
     func key(_ index: Int) -> ArraySlice<UInt8> {
         bytes[Int(keyStarts[index])..<Int(keyStarts[index + 1])]
     }
