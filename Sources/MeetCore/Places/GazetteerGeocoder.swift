@@ -82,12 +82,12 @@ public final class GazetteerGeocoder: Geocoder {
     /// Keeps the towns whose country or region every qualifier names ("Paris, Texas"),
     /// unless that would keep none: a qualifier may be in a language the gazetteer lacks.
     private func narrowed(_ towns: [Int32], by qualifiers: ArraySlice<String>) -> [Int32] {
-        let keys = qualifiers.map(SearchKey.fold).filter { !$0.isEmpty }
+        let keys = qualifiers.map(GazetteerKey.fold).filter { !$0.isEmpty }
         guard !keys.isEmpty else { return towns }
         let kept = towns.filter { number in
             let town = gazetteer.towns[Int(number)]
             let names = [town.countryCode, gazetteer.countries[town.countryCode] ?? "", town.region ?? ""]
-                .map(SearchKey.fold)
+                .map(GazetteerKey.fold)
             return keys.allSatisfy { key in names.contains { $0.hasPrefix(key) } }
         }
         return kept.isEmpty ? towns : kept

@@ -1,4 +1,4 @@
-/// The gazetteer's search keys (folded names, see ``SearchKey``) in UTF-8 byte order, each
+/// The gazetteer's search keys (folded names, see ``GazetteerKey``) in UTF-8 byte order, each
 /// with the numbers of the towns it names, kept in a few flat arrays so that loading it
 /// allocates no object per name.
 struct GazetteerNames: Sendable {

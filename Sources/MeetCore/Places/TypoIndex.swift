@@ -1,5 +1,5 @@
 /// Finds the gazetteer keys that share enough character pairs (bigrams) with a query to be
-/// within a few typos of it; ``SearchKey/editDistance(_:_:limit:)`` then checks them.
+/// within a few typos of it; ``editDistance(_:_:)`` then checks them.
 ///
 /// Pairs are hashed into 65,536 buckets laid out in two flat arrays (a counting sort), so
 /// building it makes no dictionary; a collision only adds a candidate, never loses one.
