@@ -99,9 +99,10 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        .target(name: "FuzzDriver", path: "Fuzz/FuzzDriver"),
         .executableTarget(
             name: "StompFuzz",
-            dependencies: ["Stomp", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["Stomp", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
             path: "Fuzz/StompFuzz",
             exclude: ["corpus"]
         ),
@@ -116,7 +117,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "WebSocketFrameFuzz",
-            dependencies: ["WebSocket", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["WebSocket", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
             path: "Fuzz/WebSocketFrameFuzz"
         ),
         .executableTarget(

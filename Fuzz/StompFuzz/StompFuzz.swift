@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FuzzDriver
 import NIOCore
 import Stomp
 
@@ -61,34 +57,9 @@ private func checkRoundTrip(_ frame: StompFrame, version: StompVersion, limits: 
     precondition(withoutLength(again.headers) == withoutLength(frame.headers), "round trip changed headers of \(frame)")
 }
 
-#if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-#endif
-
-/// With `-DFUZZING` hands control to libFuzzer (SwiftPM links executables through their own
-/// `main`, so libFuzzer's cannot be used); without it replays the files named on the command
-/// line, e.g. a crash reproducer.
 @main
 enum StompFuzzMain {
     static func main() {
-        #if FUZZING
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(runFuzzerDriver(&argc, &argv, stompFuzzOne))
-        #else
-        for path in CommandLine.arguments.dropFirst() {
-            guard let file = fopen(path, "rb") else { continue }
-            var bytes: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while case let count = fread(&chunk, 1, chunk.count, file), count > 0 { bytes += chunk[..<count] }
-            fclose(file)
-            _ = bytes.withUnsafeBufferPointer { stompFuzzOne($0.baseAddress!, $0.count) }
-        }
-        #endif
+        runFuzzTarget(stompFuzzOne)
     }
 }

@@ -66,6 +66,7 @@ struct AppServices {
             database: database,
             mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
             localizer: localizer,
-            hasher: PasswordHasher(parameters: configuration.passwordHashing))
+            hasher: PasswordHasher(parameters: configuration.passwordHashing),
+            now: configuration.now)
     }
 }
