@@ -3,6 +3,7 @@ topics (`--stomp-sandbox`) where the broker behaves like a stock broker's topics
 import socket
 import threading
 import time
+import urllib.request
 import uuid
 
 import pytest
@@ -296,3 +297,19 @@ def test_outside_the_sandbox_is_refused(sandbox):
     conn, rec = connect(sandbox, "tcp")
     conn.subscribe("/topic/meetings.1.chat", id="s1")
     assert rec.wait_for("ERROR").headers["message"]
+
+
+def test_broker_metrics_are_exported(sandbox):
+    conn, rec = connect(sandbox, "tcp")
+    dest = topic()
+    conn.subscribe(dest, id="s1")
+    conn.send(dest, "counted", headers={"receipt": "sent"})
+    rec.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "sent")
+    rec.wait_messages(1)
+    with urllib.request.urlopen(sandbox.base + "/metrics", timeout=WAIT) as resp:
+        text = resp.read().decode()
+    assert 'stomp_frames_in_total{command="SEND"} 1' in text
+    assert 'stomp_frames_out_total{command="MESSAGE"} 1' in text
+    assert "stomp_sessions 1" in text
+    assert "stomp_subscriptions 1" in text
+    conn.disconnect()
