@@ -46,6 +46,8 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addAccountRoutes(to: api, accounts: accounts)
     addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
     addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
+    addPlaceRoutes(to: api, geocoder: configuration.geocoder.makeGeocoder())
+    addFriendRoutes(to: api, friends: FriendService(database: database))
 
     routes.load(from: router)
     return router

@@ -27,6 +27,8 @@ public struct ServerConfiguration: Sendable {
     public var stompSandbox = false
     /// A second port speaking STOMP over plain TCP to the same broker; `nil` (default) for none.
     public var stompPort: Int?
+    /// Where places are looked up; the offline gazetteer unless told otherwise.
+    public var geocoder: GeocoderChoice = .gazetteer
 
     public init(
         host: String = "127.0.0.1",

@@ -25,6 +25,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @OptionGroup var places: GeocoderOptions
+
     /// Bad settings are refused before anything starts, with this command's usage.
     func validate() throws {
         _ = try resolvedConfiguration()
@@ -57,6 +59,7 @@ struct Serve: AsyncParsableCommand {
         configuration.stompSandbox = stompSandbox || CommonOptions.setting(nil, "MEETUPD_STOMP_SANDBOX") == "1"
         configuration.dataDirectory = common.resolvedDataDirectory()
         configuration.logLevel = try common.resolvedLogLevel()
+        configuration.geocoder = try places.resolved()
         return configuration
     }
 
