@@ -112,16 +112,16 @@ extension MeetingService {
         }
     }
 
-    /// Records an invitation (or returns the existing one) and tells the invitee.
+    /// Records an invitation and tells the invitee. A pending one is left as it is; one that
+    /// was answered (declined, or accepted by someone who has since left) is asked again.
     @discardableResult
     func invite(_ inviteeId: String, to meeting: MeetingRecord, by inviterId: String, at time: Date, in db: Database) throws -> InvitationRecord {
-        if let existing = try InvitationRecord.filter(Column("meetingId") == meeting.id && Column("inviteeId") == inviteeId).fetchOne(db) {
-            return existing
-        }
+        let existing = try InvitationRecord.filter(Column("meetingId") == meeting.id && Column("inviteeId") == inviteeId).fetchOne(db)
+        if let existing, existing.status == .pending { return existing }
         let invitation = InvitationRecord(
-            id: OpaqueID.make(), meetingId: meeting.id, inviteeId: inviteeId, inviterId: inviterId,
+            id: existing?.id ?? OpaqueID.make(), meetingId: meeting.id, inviteeId: inviteeId, inviterId: inviterId,
             status: .pending, createdAt: time)
-        try invitation.insert(db)
+        try invitation.save(db)
         try DomainEvent.meeting(
             .invitationSent, meeting, actor: inviterId, user: inviteeId, invitationId: invitation.id, recipients: [inviteeId]
         ).record(in: db, at: time)

@@ -2,7 +2,9 @@ import GRDB
 
 /// How a user stands towards a meeting; it decides what they may see and do.
 public enum MeetingRole: String, Codable, Sendable {
-    case organizer, member, invitee
+    case organizer, member
+    /// Invited and not answered yet; whoever declined, left or was removed is an outsider again.
+    case invitee
     /// Anyone else: sees a public meeting, and nothing at all of a private one.
     case outsider
 }
@@ -13,7 +15,7 @@ extension MeetingRecord {
         if organizerId == userId { return .organizer }
         if try MeetingMemberRecord.exists(db, meetingId: id, userId: userId) { return .member }
         let invited = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM invitation WHERE meetingId = ? AND inviteeId = ?)",
+            db, sql: "SELECT EXISTS (SELECT 1 FROM invitation WHERE meetingId = ? AND inviteeId = ? AND status = 'pending')",
             arguments: [id, userId]) ?? false
         return invited ? .invitee : .outsider
     }
