@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -65,26 +66,39 @@ let package = Package(
             dependencies: [
                 "MeetCore", "Stomp", "WebSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            // The OpenAPI document is served from the bundle. SwiftPM bundles only files inside
+            // the target and copies symlinks as they are, so the file lives here and
+            // `docs/openapi.yaml`, where readers look for it, is a symlink to it.
+            resources: [.copy("Resources/openapi.yaml")]
         ),
         .executableTarget(
             name: "meetupd",
             dependencies: [
                 "MeetServer", "MeetCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"]),
         .testTarget(name: "StompTests", dependencies: ["Stomp"]),
-        .testTarget(name: "MeetCoreTests", dependencies: ["MeetCore"]),
+        .testTarget(
+            name: "MeetCoreTests",
+            dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         .testTarget(
             name: "MeetServerTests",
             dependencies: [
-                "MeetServer",
+                "MeetServer", "MeetCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),

@@ -3,11 +3,17 @@
 public struct MeetError: Error, Sendable, Equatable {
     /// One invalid field of a request, with the code of what is wrong with it.
     public struct FieldProblem: Sendable, Equatable {
+        /// The field's path in the request body, dot-separated (`place.lat`, `inviteeIds.2`).
         public var field: String
+        /// Stable code of the problem, also the key of its localized text (`field.required`).
         public var code: String
-        public init(field: String, code: String) {
+        /// Values substituted into the localized text, by name.
+        public var arguments: [String: String]
+
+        public init(field: String, code: String, arguments: [String: String] = [:]) {
             self.field = field
             self.code = code
+            self.arguments = arguments
         }
     }
 
@@ -18,11 +24,32 @@ public struct MeetError: Error, Sendable, Equatable {
     /// Values substituted into the localized detail, by name.
     public var arguments: [String: String]
     public var fieldProblems: [FieldProblem]
+    /// Extra response headers the refusal needs, such as `Retry-After` for 429.
+    public var headers: [String: String]
 
-    public init(_ code: String, status: Int, arguments: [String: String] = [:], fieldProblems: [FieldProblem] = []) {
+    public init(
+        _ code: String,
+        status: Int,
+        arguments: [String: String] = [:],
+        fieldProblems: [FieldProblem] = [],
+        headers: [String: String] = [:]
+    ) {
         self.code = code
         self.status = status
         self.arguments = arguments
         self.fieldProblems = fieldProblems
+        self.headers = headers
+    }
+}
+
+extension MeetError {
+    /// 422 with one problem per invalid field; the codes say what is wrong with each.
+    public static func invalidFields(_ problems: [FieldProblem]) -> MeetError {
+        MeetError("request.invalidFields", status: 422, fieldProblems: problems)
+    }
+
+    /// 422 for a single invalid field.
+    public static func invalidField(_ field: String, _ code: String, arguments: [String: String] = [:]) -> MeetError {
+        invalidFields([FieldProblem(field: field, code: code, arguments: arguments)])
     }
 }

@@ -1,17 +1,44 @@
 import Foundation
 import Hummingbird
+import Logging
 import MeetCore
+import Prometheus
 
 /// Builds the whole service: opens (and migrates) the database in the data directory and
 /// mounts every feature's routes under `/api/v1`.
-public func buildApplication(_ configuration: ServerConfiguration) throws -> some ApplicationProtocol {
-    try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-    let database = try AppDatabase(path: configuration.dataDirectory + "/meetupd.sqlite")
+///
+/// `onServerRunning` receives the bound port once the server listens (useful with port 0).
+public func buildApplication(
+    _ configuration: ServerConfiguration,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    var logger = Logger(label: "meetupd")
+    logger.logLevel = configuration.logLevel
+    let database = try AppDatabase(dataDirectory: configuration.dataDirectory)
+    let localizer = try Localizer.bundled()
+    let accounts = AccountService(
+        database: database,
+        mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
+        localizer: localizer,
+        hasher: PasswordHasher(parameters: configuration.passwordHashing))
+
     let router = Router(context: AppRequestContext.self)
-    router.get("/health") { _, _ in HTTPResponse.Status.ok }
-    _ = database
+    let routes = RouteTable()
+    // Middlewares apply to the routes added after them, so they come first. Metrics sit
+    // outside the problem renderer so that they see every failure's final status.
+    router.add(middleware: MetricsMiddleware(factory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
+    router.add(middleware: ProblemMiddleware(renderer: ProblemRenderer(localizer: localizer), routes: routes))
+    router.add(middleware: BearerAuthMiddleware(accounts: accounts))
+
+    try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
+    let api = router.group("api/v1")
+    addAccountRoutes(to: api, accounts: accounts)
+
+    routes.load(from: router)
     return Application(
         router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd")
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger
     )
 }

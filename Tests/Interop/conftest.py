@@ -1,9 +1,15 @@
 """Starts the real meetupd binary on a free loopback port with a fresh data directory."""
+import glob
+import json
 import os
+import re
 import socket
 import subprocess
 import tempfile
 import time
+import urllib.error
+import urllib.request
+import uuid
 
 import pytest
 
@@ -42,6 +48,48 @@ class Server:
     @property
     def ws(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
+
+    def request(self, method: str, path: str, body=None, token: str | None = None):
+        """Sends a JSON request; returns (status, headers, parsed JSON body or None)."""
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.base + path, data=data, method=method)
+        if data is not None:
+            req.add_header("Content-Type", "application/json")
+        if token:
+            req.add_header("Authorization", "Bearer " + token)
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                status, headers, raw = resp.status, resp.headers, resp.read()
+        except urllib.error.HTTPError as err:
+            status, headers, raw = err.code, err.headers, err.read()
+        return status, headers, (json.loads(raw) if raw else None)
+
+    def mailed_token(self, email: str, action: str) -> str:
+        """The token in the newest mail to `email` whose link is for `action` (confirm, reset)."""
+        pattern = re.compile(r"meetup://auth/" + action + r"\?token=(\S+)")
+        for path in sorted(glob.glob(os.path.join(self.data, "maildrop", "*.eml")), reverse=True):
+            with open(path, encoding="utf-8", newline="") as f:
+                text = f.read()
+            match = pattern.search(text)
+            if match and f"\r\nTo: {email}\r\n" in text:
+                return match.group(1)
+        raise AssertionError(f"no {action} mail to {email}")
+
+    def register_user(self, email: str | None = None, password: str = "correct horse battery",
+                      display_name: str = "Test User") -> dict:
+        """Registers, confirms (reading the maildrop) and logs in a new user through REST.
+
+        Returns {"id", "email", "password", "token"}; `token` is the bearer access token."""
+        email = email or f"user-{uuid.uuid4().hex[:12]}@example.org"
+        status, _, body = self.request("POST", "/api/v1/auth/register",
+                                       {"email": email, "password": password, "displayName": display_name})
+        assert status == 201, body
+        status, _, body = self.request("POST", "/api/v1/auth/confirm",
+                                       {"token": self.mailed_token(email, "confirm")})
+        assert status == 200, body
+        status, _, login = self.request("POST", "/api/v1/auth/login", {"email": email, "password": password})
+        assert status == 200, login
+        return {"id": login["user"]["id"], "email": email, "password": password, "token": login["accessToken"]}
 
     def stop(self):
         if self.proc.poll() is None:

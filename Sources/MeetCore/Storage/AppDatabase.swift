@@ -4,6 +4,9 @@ import GRDB
 /// The one SQLite file behind the service: a WAL-mode `DatabasePool` with foreign keys on,
 /// migrated to the latest schema when opened.
 public final class AppDatabase: Sendable {
+    /// The database's file name inside the data directory.
+    public static let fileName = "meetupd.sqlite"
+
     /// Readers run concurrently; writes are serialized by SQLite itself.
     public let pool: DatabasePool
 
@@ -20,5 +23,16 @@ public final class AppDatabase: Sendable {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(pool)
+    }
+
+    /// Opens the database in a data directory, creating the directory if needed.
+    public convenience init(dataDirectory: String) throws {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try self.init(path: dataDirectory + "/" + Self.fileName)
+    }
+
+    /// Names of the migrations applied so far, in order.
+    public func appliedMigrations() throws -> [String] {
+        try pool.read { db in try Schema.migrator.appliedMigrations(db) }
     }
 }

@@ -1,14 +1,35 @@
 import Hummingbird
+import MeetCore
 
-/// What every request carries through the middleware chain: Hummingbird's core storage and,
-/// once the bearer token has been checked, the id of the signed-in user.
+/// What every request carries through the middleware chain: Hummingbird's core storage,
+/// the client's address and, once the bearer token has been checked, the signed-in user.
 public struct AppRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
-    /// Set by the authentication middleware when the request has a valid bearer token.
-    public var userID: String?
+    /// Set by the bearer-token middleware when the request has a valid token.
+    public internal(set) var authentication: AccountService.Authentication?
+    /// Whether the request presented credentials that were refused (unknown, expired,
+    /// revoked, banned user), so `requireUser()` can say so rather than "sign in".
+    var presentedInvalidCredentials = false
+    /// The peer's IP address, for per-address throttling.
+    public let clientAddress: String?
 
-    public init(source: Source) {
+    public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        userID = nil
+        clientAddress = source.channel.remoteAddress?.ipAddress
     }
+
+    /// The id of the signed-in user, if the request has a valid bearer token.
+    public var userID: String? { authentication?.userID }
+
+    /// The id of the signed-in user, or a 401 problem.
+    public func requireUser() throws -> String {
+        if let userID { return userID }
+        throw MeetError(presentedInvalidCredentials ? "auth.invalidToken" : "auth.required", status: 401,
+                        headers: ["WWW-Authenticate": "Bearer"])
+    }
+
+    /// Request bodies beyond this many bytes are refused with 413.
+    public var maxUploadSize: Int { 1 << 20 }
+
+    public var requestDecoder: CheckedJSONDecoder { CheckedJSONDecoder() }
 }

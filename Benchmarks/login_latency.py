@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Login latency with the real scrypt parameters, end to end over HTTP.
+
+Starts the given meetupd binary on a free loopback port with a fresh data directory,
+registers and confirms one user, then times N sequential `POST /api/v1/auth/login` calls
+and prints p50/p90/p99/max in milliseconds.
+
+    swift build -c release --product meetupd
+    python3 Benchmarks/login_latency.py "$(swift build -c release --show-bin-path)/meetupd" 200
+"""
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "Interop"))
+from conftest import Server  # noqa: E402  (the interop tests' server starter and REST helpers)
+
+
+def main() -> None:
+    binary = sys.argv[1] if len(sys.argv) > 1 else ".build/release/meetupd"
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 200
+    os.environ["MEETUPD_BIN"] = binary
+    server = Server("--log-level", "warning")
+    try:
+        user = server.register_user()
+        body = {"email": user["email"], "password": user["password"]}
+        samples = []
+        for _ in range(count):
+            start = time.perf_counter()
+            status, _, _ = server.request("POST", "/api/v1/auth/login", body)
+            samples.append((time.perf_counter() - start) * 1000)
+            assert status == 200, status
+        samples.sort()
+
+        def pct(p: float) -> float:
+            return samples[min(len(samples) - 1, int(p * len(samples)))]
+
+        print(f"login x{count}: p50 {pct(0.50):.1f} ms  p90 {pct(0.90):.1f} ms  "
+              f"p99 {pct(0.99):.1f} ms  max {samples[-1]:.1f} ms  mean {statistics.mean(samples):.1f} ms")
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

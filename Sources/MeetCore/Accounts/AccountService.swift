@@ -1,0 +1,215 @@
+import Foundation
+import GRDB
+
+/// Registration, confirmation, sessions and password resets.
+///
+/// Secrets (bearer, confirmation and reset tokens) are handed out once and stored only as
+/// SHA-256 hashes; passwords only as scrypt hashes.
+public struct AccountService: Sendable {
+    /// What a successful login hands the client.
+    public struct Session: Sendable {
+        public var accessToken: String
+        public var expiresAt: Date
+        public var user: User
+    }
+
+    /// Who a valid bearer token belongs to, and which token it was (for logout).
+    public struct Authentication: Sendable, Equatable {
+        public var userID: String
+        public var tokenHash: Data
+    }
+
+    /// How long a bearer token lives after login.
+    public static let sessionLifetime: TimeInterval = 30 * 24 * 3600
+    /// `lastUsedAt` is refreshed at most this often, so reads do not turn into writes.
+    static let lastUsedResolution: TimeInterval = 60
+
+    let database: AppDatabase
+    let mailer: any Mailer
+    let mails: AccountMails
+    let hasher: PasswordHasher
+    let throttle: LoginThrottle
+    let now: @Sendable () -> Date
+
+    public init(
+        database: AppDatabase,
+        mailer: any Mailer,
+        localizer: any Localizing,
+        hasher: PasswordHasher = .init(),
+        throttle: LoginThrottle = .init(),
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.database = database
+        self.mailer = mailer
+        self.mails = AccountMails(localizer: localizer)
+        self.hasher = hasher
+        self.throttle = throttle
+        self.now = now
+    }
+
+    /// Creates an unconfirmed account and mails the confirmation token.
+    public func register(email: String, password: String, displayName: String, locale: String) async throws -> User {
+        let form = try RegistrationForm(email: email, password: password, displayName: displayName, locale: locale)
+        let passwordHash = try await hasher.hash(password)
+        let token = RandomToken.secret()
+        let user = try await database.pool.write { [now] db in
+            let user = User(
+                id: RandomToken.id(), email: form.email, displayName: form.displayName, locale: form.locale,
+                passwordHash: passwordHash, emailConfirmedAt: nil, banned: false, createdAt: now())
+            do {
+                try user.insert(db)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw MeetError("account.emailTaken", status: 409)
+            }
+            try Self.issue(token, .confirmEmail, for: user.id, at: now(), in: db)
+            return user
+        }
+        try await mailer.send(mails.confirmation(to: user, token: token))
+        return user
+    }
+
+    /// Marks the address confirmed; the token works once.
+    public func confirmEmail(token: String) async throws -> User {
+        try await database.pool.write { [now] db in
+            let accountToken = try Self.redeem(token, .confirmEmail, at: now(), in: db)
+            guard var user = try User.fetchOne(db, key: accountToken.userId) else { throw Self.invalidToken }
+            if user.emailConfirmedAt == nil {
+                user.emailConfirmedAt = now()
+                try user.update(db)
+            }
+            return user
+        }
+    }
+
+    /// Checks the password and opens a session. Refused while throttled, for unconfirmed
+    /// addresses and for banned users.
+    public func login(email rawEmail: String, password: String, clientAddress: String?) async throws -> Session {
+        let email = RegistrationForm.normalizedEmail(rawEmail)
+        if let wait = throttle.retryAfter(account: email, address: clientAddress, now: now()) {
+            throw MeetError(
+                "auth.tooManyAttempts", status: 429, arguments: ["seconds": String(Int(wait.rounded(.up)))],
+                headers: ["Retry-After": String(Int(wait.rounded(.up)))])
+        }
+        let user = try await database.pool.read { db in
+            try User.filter(Column("email") == email).fetchOne(db)
+        }
+        // An unknown address costs the same scrypt run as a wrong password.
+        let matches = try await hasher.verify(password, against: user?.passwordHash ?? Self.unknownUserHash)
+        guard let user, matches else {
+            throttle.recordFailure(account: email, address: clientAddress, now: now())
+            throw MeetError("auth.invalidCredentials", status: 401)
+        }
+        throttle.recordSuccess(account: email)
+        if user.banned { throw MeetError("account.banned", status: 403) }
+        if !user.isConfirmed { throw MeetError("auth.emailNotConfirmed", status: 403) }
+        let rehash = hasher.needsRehash(user.passwordHash) ? try await hasher.hash(password) : nil
+        let secret = RandomToken.secret()
+        let issuedAt = now()
+        let token = AccessToken(
+            tokenHash: RandomToken.hash(secret), userId: user.id, createdAt: issuedAt,
+            expiresAt: issuedAt.addingTimeInterval(Self.sessionLifetime), lastUsedAt: issuedAt)
+        try await database.pool.write { db in
+            try token.insert(db)
+            if let rehash {
+                try User.filter(key: user.id).updateAll(db, Column("passwordHash").set(to: rehash))
+            }
+        }
+        return Session(accessToken: secret, expiresAt: token.expiresAt, user: user)
+    }
+
+    /// The user a bearer token stands for, or `nil` if it is unknown, expired, revoked or
+    /// its user is banned.
+    public func authenticate(bearer secret: String) async throws -> Authentication? {
+        let tokenHash = RandomToken.hash(secret)
+        let now = now()
+        let token = try await database.pool.read { db in
+            try AccessToken
+                .filter(key: tokenHash)
+                .filter(Column("expiresAt") > now)
+                .joining(required: AccessToken.user.filter(Column("banned") == false))
+                .fetchOne(db)
+        }
+        guard let token else { return nil }
+        if now.timeIntervalSince(token.lastUsedAt) >= Self.lastUsedResolution {
+            _ = try await database.pool.write { db in
+                try AccessToken.filter(key: tokenHash).updateAll(db, Column("lastUsedAt").set(to: now))
+            }
+        }
+        return Authentication(userID: token.userId, tokenHash: tokenHash)
+    }
+
+    /// Revokes one session.
+    public func logout(_ authentication: Authentication) async throws {
+        _ = try await database.pool.write { db in
+            try AccessToken.deleteOne(db, key: authentication.tokenHash)
+        }
+    }
+
+    /// Mails a reset token if the address belongs to an account; says nothing either way.
+    public func requestPasswordReset(email rawEmail: String) async throws {
+        let email = RegistrationForm.normalizedEmail(rawEmail)
+        let token = RandomToken.secret()
+        let user = try await database.pool.write { [now] db -> User? in
+            guard let user = try User.filter(Column("email") == email).fetchOne(db), !user.banned else { return nil }
+            try Self.issue(token, .resetPassword, for: user.id, at: now(), in: db)
+            return user
+        }
+        if let user {
+            try await mailer.send(mails.passwordReset(to: user, token: token))
+        }
+    }
+
+    /// Sets a new password with a mailed reset token and ends every session of the user.
+    public func resetPassword(token: String, newPassword: String) async throws {
+        if let problem = PasswordPolicy.problem(with: newPassword, field: "newPassword") {
+            throw MeetError.invalidFields([problem])
+        }
+        let passwordHash = try await hasher.hash(newPassword)
+        try await database.pool.write { [now] db in
+            let accountToken = try Self.redeem(token, .resetPassword, at: now(), in: db)
+            guard var user = try User.fetchOne(db, key: accountToken.userId) else { throw Self.invalidToken }
+            user.passwordHash = passwordHash
+            // Holding the mailbox proves the address as well as confirmation would.
+            user.emailConfirmedAt = user.emailConfirmedAt ?? now()
+            try user.update(db)
+            try AccessToken.filter(Column("userId") == user.id).deleteAll(db)
+            try AccountToken
+                .filter(Column("userId") == user.id && Column("purpose") == AccountToken.Purpose.resetPassword.rawValue)
+                .filter(Column("usedAt") == nil)
+                .updateAll(db, Column("usedAt").set(to: now()))
+        }
+    }
+
+    /// The user with `id`.
+    public func user(id: String) async throws -> User {
+        let user = try await database.pool.read { db in try User.fetchOne(db, key: id) }
+        guard let user else { throw MeetError("user.not_found", status: 404) }
+        return user
+    }
+
+    static let invalidToken = MeetError("token.invalid", status: 400)
+
+    /// A well-formed hash no password matches, verified in place of an unknown user's.
+    static let unknownUserHash =
+        "$scrypt$ln=\(PasswordHasher.Parameters.standard.logRounds),r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$"
+        + Data(count: PasswordHasher.keyLength).base64EncodedString()
+
+    private static func issue(_ secret: String, _ purpose: AccountToken.Purpose, for userID: String, at now: Date, in db: Database) throws {
+        try AccountToken(
+            tokenHash: RandomToken.hash(secret), userId: userID, purpose: purpose, createdAt: now,
+            expiresAt: now.addingTimeInterval(purpose.lifetime), usedAt: nil
+        ).insert(db)
+    }
+
+    /// Marks a mailed token used, refusing unknown, used and expired ones.
+    private static func redeem(_ secret: String, _ purpose: AccountToken.Purpose, at now: Date, in db: Database) throws -> AccountToken {
+        guard var token = try AccountToken.fetchOne(db, key: RandomToken.hash(secret)), token.purpose == purpose else {
+            throw invalidToken
+        }
+        if token.usedAt != nil { throw MeetError("token.used", status: 410) }
+        if token.expiresAt <= now { throw MeetError("token.expired", status: 410) }
+        token.usedAt = now
+        try token.update(db)
+        return token
+    }
+}

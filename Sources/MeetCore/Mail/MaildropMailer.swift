@@ -1,0 +1,70 @@
+import Foundation
+
+/// Writes each mail as an RFC 5322 message (UTF-8 per RFC 6532) into a directory, one
+/// `.eml` file per message, so that nothing leaves the machine.
+public struct MaildropMailer: Mailer {
+    public let directory: URL
+    /// The `From:` address.
+    public let sender: String
+
+    public init(directory: URL, sender: String = "meetupd <no-reply@meetupd.local>") {
+        self.directory = directory
+        self.sender = sender
+    }
+
+    public func send(_ mail: Mail) async throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let now = Date()
+        let id = RandomToken.id()
+        let name = "\(Int(now.timeIntervalSince1970 * 1000))-\(id).eml"
+        let message = Self.render(mail, from: sender, date: now, messageID: "<\(id)@meetupd.local>")
+        // Write aside, then rename: a reader never sees half a message.
+        let partial = directory.appendingPathComponent("." + name + ".partial")
+        try Data(message.utf8).write(to: partial)
+        try FileManager.default.moveItem(at: partial, to: directory.appendingPathComponent(name))
+    }
+
+    /// The message text with CRLF line ends; non-ASCII subjects become RFC 2047 encoded words.
+    static func render(_ mail: Mail, from sender: String, date: Date, messageID: String) -> String {
+        let headers = [
+            "From: \(sender)",
+            "To: \(mail.to)",
+            "Subject: \(encodedHeaderText(mail.subject))",
+            "Date: \(rfc5322Date(date))",
+            "Message-ID: \(messageID)",
+            "MIME-Version: 1.0",
+            "Content-Type: text/plain; charset=utf-8",
+            "Content-Transfer-Encoding: 8bit",
+        ]
+        let body = mail.body
+            .replacingOccurrences(of: "\r\n", with: "\n")
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .joined(separator: "\r\n")
+        return headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n"
+    }
+
+    static func encodedHeaderText(_ text: String) -> String {
+        let flat = text.replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " ")
+        guard !flat.allSatisfy({ $0.isASCII }) else { return flat }
+        // One encoded word per chunk keeps each under RFC 2047's 75 characters.
+        var words: [String] = []
+        var chunk = ""
+        for character in flat {
+            if (chunk + String(character)).utf8.count > 45 {
+                words.append(chunk)
+                chunk = ""
+            }
+            chunk.append(character)
+        }
+        words.append(chunk)
+        return words.map { "=?UTF-8?B?" + Data($0.utf8).base64EncodedString() + "?=" }.joined(separator: "\r\n ")
+    }
+
+    static func rfc5322Date(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
+        return formatter.string(from: date)
+    }
+}

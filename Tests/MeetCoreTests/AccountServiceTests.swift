@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+@testable import MeetCore
+
+/// A clock the test moves by hand.
+final class TestClock: Sendable {
+    private let current = Mutex(Date(timeIntervalSince1970: 2_000_000_000))
+    var now: Date { current.withLock { $0 } }
+    func advance(by seconds: TimeInterval) { current.withLock { $0 += seconds } }
+}
+
+/// Keeps sent mails in memory.
+final class MemoryMailer: Mailer {
+    private let sent = Mutex<[Mail]>([])
+    var mails: [Mail] { sent.withLock { $0 } }
+    func send(_ mail: Mail) async throws { sent.withLock { $0.append(mail) } }
+
+    /// The token from the last mail's link for `action`.
+    func token(_ action: String) -> String? {
+        let marker = "meetup://auth/\(action)?token="
+        guard let body = mails.last(where: { $0.body.contains(marker) })?.body,
+              let start = body.range(of: marker)?.upperBound else { return nil }
+        return String(body[start...].prefix { !$0.isWhitespace })
+    }
+}
+
+struct EchoLocalizer: Localizing {
+    func localized(_ key: String, arguments: [String: String], acceptLanguage: String?) -> String? {
+        "[\(acceptLanguage ?? "-")] \(key)"
+    }
+}
+
+@Suite("Account service")
+struct AccountServiceTests {
+    let clock = TestClock()
+    let mailer = MemoryMailer()
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetcore-" + UUID().uuidString)
+    let database: AppDatabase
+    let accounts: AccountService
+
+    init() throws {
+        database = try AppDatabase(dataDirectory: directory.path)
+        accounts = AccountService(
+            database: database, mailer: mailer, localizer: EchoLocalizer(),
+            hasher: PasswordHasher(parameters: .init(logRounds: 4)), now: { [clock] in clock.now })
+    }
+
+    func registered(_ email: String = "a@example.org") async throws -> User {
+        try await accounts.register(email: email, password: "correct horse battery", displayName: "A", locale: "uk")
+    }
+
+    @Test func confirmationTokenExpiresAfterADay() async throws {
+        _ = try await registered()
+        let token = try #require(mailer.token("confirm"))
+        clock.advance(by: 24 * 3600 + 1)
+        await #expect(throws: MeetError("token.expired", status: 410)) { try await accounts.confirmEmail(token: token) }
+    }
+
+    @Test func resetTokenExpiresAfterAnHour() async throws {
+        _ = try await registered()
+        try await accounts.requestPasswordReset(email: "a@example.org")
+        let token = try #require(mailer.token("reset"))
+        clock.advance(by: 3600 + 1)
+        await #expect(throws: MeetError("token.expired", status: 410)) {
+            try await accounts.resetPassword(token: token, newPassword: "a brand new secret")
+        }
+    }
+
+    @Test func mailsAreInTheUsersLanguageAndCarryTheToken() async throws {
+        _ = try await registered()
+        let mail = try #require(mailer.mails.last)
+        #expect(mail.to == "a@example.org")
+        #expect(mail.subject == "[uk] mail.confirm.subject")
+        #expect(mail.body.contains(try #require(mailer.token("confirm"))))
+    }
+
+    @Test func tokensAreStoredOnlyAsHashes() async throws {
+        _ = try await registered()
+        let mailed = try #require(mailer.token("confirm"))
+        let stored = try await database.pool.read { db in try Data.fetchAll(db, sql: "SELECT tokenHash FROM accountToken") }
+        #expect(stored == [RandomToken.hash(mailed)])
+        #expect(stored.first?.count == 32)
+    }
+
+    @Test func sessionsExpireAndTrackLastUse() async throws {
+        let user = try await registered()
+        _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))
+        let session = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
+        #expect(session.user.id == user.id)
+        clock.advance(by: 3600)
+        #expect(try await accounts.authenticate(bearer: session.accessToken)?.userID == user.id)
+        let lastUsed = try await database.pool.read { db in try Date.fetchOne(db, sql: "SELECT lastUsedAt FROM accessToken") }
+        #expect(lastUsed == clock.now)
+        clock.advance(by: AccountService.sessionLifetime)
+        #expect(try await accounts.authenticate(bearer: session.accessToken) == nil)
+    }
+
+    @Test func banningStopsTokensAtOnce() async throws {
+        let user = try await registered()
+        _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))
+        let session = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
+        try await database.pool.write { db in try db.execute(sql: "UPDATE user SET banned = 1 WHERE id = ?", arguments: [user.id]) }
+        #expect(try await accounts.authenticate(bearer: session.accessToken) == nil)
+        await #expect(throws: MeetError("account.banned", status: 403)) {
+            try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
+        }
+    }
+
+    @Test func weakerHashesAreUpgradedAtLogin() async throws {
+        _ = try await registered()
+        _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))
+        let stronger = AccountService(
+            database: database, mailer: mailer, localizer: EchoLocalizer(),
+            hasher: PasswordHasher(parameters: .init(logRounds: 5)), now: { [clock] in clock.now })
+        _ = try await stronger.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
+        let hash = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM user") }
+        #expect(hash?.hasPrefix("$scrypt$ln=5,") == true)
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import MeetCore
-
-@Test func moduleLinks() {}

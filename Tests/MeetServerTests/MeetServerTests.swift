@@ -1,4 +1,0 @@
-import Testing
-@testable import MeetServer
-
-@Test func moduleLinks() {}

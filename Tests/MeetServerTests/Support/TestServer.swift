@@ -1,0 +1,81 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import MeetCore
+@testable import MeetServer
+
+/// A response as the tests look at it: status, headers and the JSON body, if any.
+struct TestReply: @unchecked Sendable {
+    var status: Int
+    var headers: HTTPFields
+    var text: String
+    /// The body parsed as a JSON object (problem documents, records), or empty.
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+    }
+
+    func string(_ key: String) -> String? { json[key] as? String }
+}
+
+/// Drives a real meetupd over loopback: a fresh data directory with its own SQLite file, the
+/// server on a free port, requests over real sockets.
+struct TestServer: Sendable {
+    let client: any TestClientProtocol
+    let dataDirectory: URL
+
+    /// Runs `body` against a freshly started server, then stops it and deletes its data.
+    static func run<Value: Sendable>(_ body: @Sendable (TestServer) async throws -> Value) async throws -> Value {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-test-" + UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Cheap scrypt keeps tests quick; the real cost is measured in Benchmarks/.
+        let configuration = ServerConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: directory.path, logLevel: .warning,
+            passwordHashing: .init(logRounds: 4))
+        let app = try buildApplication(configuration)
+        return try await app.test(.live) { client in
+            try await body(TestServer(client: client, dataDirectory: directory))
+        }
+    }
+
+    /// Sends a request; `json` is serialized as the body, `raw` is sent as it is.
+    @discardableResult
+    func send(
+        _ method: HTTPRequest.Method, _ path: String, json: [String: any Sendable]? = nil, raw: String? = nil,
+        token: String? = nil, headers: HTTPFields = [:]
+    ) async throws -> TestReply {
+        var headers = headers
+        var body: ByteBuffer?
+        if let json {
+            body = ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json))
+        } else if let raw {
+            body = ByteBuffer(string: raw)
+        }
+        if body != nil, headers[.contentType] == nil {
+            headers[.contentType] = "application/json"
+        }
+        if let token {
+            headers[.authorization] = "Bearer " + token
+        }
+        let response = try await client.executeRequest(uri: path, method: method, headers: headers, body: body)
+        return TestReply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
+    }
+
+    /// The bodies of the mails sent to `address`, oldest first.
+    func mails(to address: String) throws -> [String] {
+        let maildrop = dataDirectory.appendingPathComponent("maildrop")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: maildrop.path)) ?? []
+        return try names.filter { $0.hasSuffix(".eml") }.sorted().compactMap { name in
+            let message = try String(contentsOf: maildrop.appendingPathComponent(name), encoding: .utf8)
+            return message.contains("\r\nTo: \(address)\r\n") ? message : nil
+        }
+    }
+
+    /// The token of the last mail to `address` whose link has `action` (`confirm`, `reset`).
+    func mailedToken(to address: String, action: String) throws -> String? {
+        let marker = "meetup://auth/\(action)?token="
+        guard let mail = try mails(to: address).last(where: { $0.contains(marker) }),
+              let start = mail.range(of: marker)?.upperBound
+        else { return nil }
+        return String(mail[start...].prefix { !$0.isWhitespace })
+    }
+}
