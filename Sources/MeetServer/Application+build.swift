@@ -33,6 +33,7 @@ public func buildApplication(
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
     addAccountRoutes(to: api, accounts: accounts)
+    addMeetingRoutes(to: api, meetings: MeetingService(database: database, resolvePlace: { _ in nil }))
 
     routes.load(from: router)
     return Application(

@@ -1,8 +1,6 @@
-"""Meetings over the real server: life cycle, validation, capacity under concurrency,
-private meetings, invitations and the feed."""
-import concurrent.futures
-import threading
-
+"""Meetings over the real server: life cycle, validation, private meetings, invitations
+and the feed. (Capacity under 100 concurrent joins is in the Swift end-to-end tests, where
+signing up a hundred users is cheap.)"""
 from meetings_support import KYIV, create_meeting, iso, register_users
 
 
@@ -59,26 +57,6 @@ def test_every_invalid_field_is_named(meetupd):
 
     status, _, problem = server.request("POST", "/api/v1/meetings", {"title": "Run"})
     assert status == 401
-
-
-def test_a_hundred_simultaneous_joins_fill_exactly_ten_places(meetupd):
-    server = meetupd()
-    organizer, *joiners = register_users(server, 101)
-    meeting = create_meeting(server, organizer, maxParticipants=10)
-    start = threading.Barrier(len(joiners))
-
-    def join(user):
-        start.wait()
-        return server.request("POST", f"/api/v1/meetings/{meeting['id']}/join", token=user["token"])
-
-    with concurrent.futures.ThreadPoolExecutor(len(joiners)) as pool:
-        replies = list(pool.map(join, joiners))
-    assert sorted(status for status, _, _ in replies) == [200] * 9 + [409] * 91
-    assert {body["code"] for status, _, body in replies if status == 409} == {"meeting.full"}
-    status, _, members = server.request("GET", f"/api/v1/meetings/{meeting['id']}/members", token=organizer["token"])
-    assert status == 200 and len(members["items"]) == 10
-    joined = {user["id"] for user, (status, _, _) in zip(joiners, replies) if status == 200}
-    assert {m["userId"] for m in members["items"]} == joined | {organizer["id"]}
 
 
 def test_leave_and_remove(meetupd):
@@ -173,7 +151,7 @@ def test_feed_filters_sorts_and_stable_pages(meetupd):
     near = create_meeting(server, ann, title="near", startsAt=iso(30), place={"lat": 50.46, "lon": 30.52})
     ten = create_meeting(server, ann, title="ten km", startsAt=iso(20), place={"lat": 50.54, "lon": 30.52},
                          price={"amount": 3, "currency": "EUR"}, activityIds=["chess"])
-    create_meeting(server, ann, title="far", place={"lat": 49.84, "lon": 24.03})
+    create_meeting(server, ann, title="far", startsAt=iso(50), place={"lat": 49.84, "lon": 24.03})
     create_meeting(server, ann, title="online", online=True, startsAt=iso(10), place={"lat": 40.7, "lon": -74.0})
     full = create_meeting(server, ann, title="full", startsAt=iso(40), maxParticipants=2, place={"lat": 50.45, "lon": 30.53})
     server.request("POST", f"/api/v1/meetings/{full['id']}/join", token=bob["token"])

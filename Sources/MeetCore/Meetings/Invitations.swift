@@ -54,7 +54,7 @@ extension MeetingService {
         let wanted = Array(Set(userIds)).sorted()
         guard !wanted.isEmpty, wanted.count <= MeetingForm.maxInvitees else {
             let code = wanted.isEmpty ? "field.required" : "field.tooMany"
-            throw MeetError("meeting.invalid", status: 422, fieldProblems: [.init(field: "userIds", code: code)])
+            throw MeetError.invalidField("userIds", code)
         }
         return try await database.pool.write { db in
             let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
@@ -119,7 +119,7 @@ extension MeetingService {
         let existing = try InvitationRecord.filter(Column("meetingId") == meeting.id && Column("inviteeId") == inviteeId).fetchOne(db)
         if let existing, existing.status == .pending { return existing }
         let invitation = InvitationRecord(
-            id: existing?.id ?? OpaqueID.make(), meetingId: meeting.id, inviteeId: inviteeId, inviterId: inviterId,
+            id: existing?.id ?? RandomToken.id(), meetingId: meeting.id, inviteeId: inviteeId, inviterId: inviterId,
             status: .pending, createdAt: time)
         try invitation.save(db)
         try DomainEvent.meeting(

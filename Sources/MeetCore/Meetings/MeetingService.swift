@@ -25,7 +25,7 @@ public struct MeetingService: Sendable {
         let time = now()
         var form = MeetingForm(now: time)
         var meeting = MeetingRecord(
-            id: OpaqueID.make(), organizerId: organizerId, title: "", description: "", visibility: .public,
+            id: RandomToken.id(), organizerId: organizerId, title: "", description: "", visibility: .public,
             startsAt: time, online: false, timeZone: "UTC", memberCount: 0, membersMayInvite: false,
             createdAt: time, updatedAt: time, revision: 0)
         form.apply(draft, to: &meeting)
@@ -161,17 +161,6 @@ func checkUsersExist(_ userIds: [String], field: String, in db: Database) throws
     let known = try String.fetchSet(db, sql: "SELECT id FROM user WHERE id IN (\(databaseQuestionMarks(count: userIds.count)))",
                                     arguments: StatementArguments(userIds))
     if known.count < Set(userIds).count {
-        throw MeetError("meeting.invalid", status: 422, fieldProblems: [.init(field: field, code: "user.unknown")])
-    }
-}
-
-/// Opaque random ids: 128 bits, URL-safe.
-enum OpaqueID {
-    static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        throw MeetError.invalidField(field, "user.unknown")
     }
 }

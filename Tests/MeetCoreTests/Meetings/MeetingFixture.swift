@@ -36,8 +36,12 @@ struct MeetingFixture {
 
     func users(_ ids: [String]) throws {
         try database.pool.write { db in
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS user (id TEXT PRIMARY KEY)")
-            for id in ids { try db.execute(sql: "INSERT INTO user (id) VALUES (?)", arguments: [id]) }
+            for id in ids {
+                try db.execute(sql: """
+                    INSERT INTO user (id, email, displayName, locale, passwordHash, emailConfirmedAt, createdAt)
+                    VALUES (?, ?, ?, 'en', 'unused', ?, ?)
+                    """, arguments: [id, id + "@example.org", id, Self.now, Self.now])
+            }
         }
     }
 

@@ -10,7 +10,7 @@ extension MeetingService {
         let time = now()
         if let text = request.cursor {
             guard let cursor = FeedCursor(text) else {
-                throw MeetError("feed.invalid", status: 422, fieldProblems: [.init(field: "cursor", code: "field.invalid")])
+                throw MeetError.invalidField("cursor", "field.invalid")
             }
             guard let snapshot = snapshots.snapshot(cursor.token, viewer: viewerId, now: time) else {
                 throw MeetError("feed.cursorExpired", status: 410)

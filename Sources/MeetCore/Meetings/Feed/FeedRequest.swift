@@ -51,7 +51,7 @@ public struct FeedRequest: Sendable, Equatable {
         return GeoPoint(lat: lat, lon: lon)
     }
 
-    /// Refuses with `feed.invalid` (422) and field problems.
+    /// Refuses with `request.invalidFields` (422) naming each bad field.
     func validate() throws {
         var problems: [MeetError.FieldProblem] = []
         if (lat == nil) != (lon == nil) { problems.append(.init(field: lat == nil ? "lat" : "lon", code: "field.required")) }
@@ -64,7 +64,7 @@ public struct FeedRequest: Sendable, Equatable {
         if sort == .distance && lat == nil { problems.append(.init(field: "lat", code: "field.required")) }
         if let from, let to, to <= from { problems.append(.init(field: "to", code: "feed.toBeforeFrom")) }
         if !(1...Self.maxLimit).contains(limit) { problems.append(.init(field: "limit", code: "field.outOfRange")) }
-        if !problems.isEmpty { throw MeetError("feed.invalid", status: 422, fieldProblems: problems) }
+        if !problems.isEmpty { throw MeetError.invalidFields(problems) }
     }
 }
 
