@@ -88,7 +88,15 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket"]),
+        .testTarget(
+            name: "WebSocketTests",
+            dependencies: [
+                "WebSocket",
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "StompTests", dependencies: ["Stomp"]),
         .testTarget(
             name: "MeetCoreTests",

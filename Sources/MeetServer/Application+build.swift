@@ -14,6 +14,16 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     var logger = Logger(label: "meetupd")
     logger.logLevel = configuration.logLevel
+    return Application(
+        router: try buildRouter(configuration),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger
+    )
+}
+
+/// The services and every route, with the middlewares in front of them.
+func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppRequestContext> {
     let database = try AppDatabase(dataDirectory: configuration.dataDirectory)
     let localizer = try Localizer.bundled()
     let accounts = AccountService(
@@ -36,10 +46,5 @@ public func buildApplication(
     addMeetingRoutes(to: api, meetings: MeetingService(database: database, resolvePlace: { _ in nil }))
 
     routes.load(from: router)
-    return Application(
-        router: router,
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
-        logger: logger
-    )
+    return router
 }

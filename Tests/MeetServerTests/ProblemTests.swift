@@ -98,3 +98,19 @@ struct LocalizedProblemTests {
         }
     }
 }
+
+@Suite("Metrics")
+struct MetricsTests {
+    @Test func requestsAreCountedByRouteAndStatus() async throws {
+        try await TestServer.run { server in
+            try await server.send(.post, "/api/v1/auth/login", json: ["email": "a@example.org", "password": "whatever it is"])
+            try await server.send(.get, "/no/such/page")
+            let metrics = try await server.send(.get, "/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
+            #expect(metrics.text.contains(#"http_requests_total{method="POST",route="/api/v1/auth/login",status="401"} 1"#))
+            #expect(metrics.text.contains(#"http_requests_total{method="GET",route="NotFound",status="404"} 1"#))
+            #expect(metrics.text.contains(#"http_request_duration_seconds_count{method="POST",route="/api/v1/auth/login",status="401"} 1"#))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import CompressNIO
+import NIOCore
+
+/// Compresses outgoing and inflates incoming messages of one connection (RFC 7692 §7.2).
+///
+/// Uses CompressNIO's raw-deflate zlib streams: they take the window size, sync-flush and can
+/// be reset between messages, which is all permessage-deflate needs. The streams are made
+/// on first use, so a connection that never sends compressed data never pays for them.
+final class PerMessageDeflate {
+    /// Every compressed message ends with an empty stored block that the sender strips.
+    private static let tail: [UInt8] = [0x00, 0x00, 0xFF, 0xFF]
+    /// Inflated output grows in steps of at most this much, checked against the cap each time.
+    private static let inflateStep = 64 * 1024
+
+    let parameters: PerMessageDeflateParameters
+    let configuration: PerMessageDeflateConfiguration
+    private var compressor: ZlibCompressor?
+    private var decompressor: ZlibDecompressor?
+
+    init(parameters: PerMessageDeflateParameters, configuration: PerMessageDeflateConfiguration) {
+        self.parameters = parameters
+        self.configuration = configuration
+    }
+
+    /// The compressed payload of a message, or `nil` when compressing would not make it smaller.
+    func compress(_ message: ByteBuffer, allocator: ByteBufferAllocator) throws -> ByteBuffer? {
+        guard message.readableBytes >= self.configuration.minimumMessageSize else { return nil }
+        let compressor = try self.compressor ?? self.makeCompressor()
+        self.compressor = compressor
+        var input = message
+        var output = allocator.buffer(capacity: compressor.maxSize(from: input))
+        try compressor.deflate(from: &input, to: &output, flush: .sync)
+        if self.parameters.serverNoContextTakeover {
+            try compressor.reset()
+        }
+        if output.readableBytes >= 4, output.getBytes(at: output.writerIndex - 4, length: 4) == Self.tail {
+            output.moveWriterIndex(to: output.writerIndex - 4)
+        }
+        return output.readableBytes < message.readableBytes ? output : nil
+    }
+
+    /// Inflates one frame's payload of a compressed message onto `output`.
+    ///
+    /// Throws `messageTooBig` as soon as the message would inflate past `limit` bytes, having
+    /// produced at most one step beyond it: a compression bomb never gets to allocate.
+    func inflate(
+        _ payload: ByteBuffer,
+        isFinal: Bool,
+        into output: inout ByteBuffer,
+        limit: Int
+    ) throws(WebSocketProtocolError) {
+        var input = payload
+        if isFinal {
+            input.writeBytes(Self.tail)
+        }
+        do {
+            let decompressor = try self.decompressor ?? ZlibDecompressor(
+                algorithm: .deflate,
+                windowSize: Int32(max(self.parameters.clientMaxWindowBits, 9))
+            )
+            self.decompressor = decompressor
+            try self.pump(&input, through: decompressor, into: &output, limit: limit)
+            if isFinal && self.parameters.clientNoContextTakeover {
+                try decompressor.reset()
+            }
+        } catch let error as WebSocketProtocolError {
+            throw error
+        } catch {
+            throw WebSocketProtocolError(code: .invalidFramePayloadData, reason: "invalid compressed data")
+        }
+    }
+
+    private func pump(
+        _ input: inout ByteBuffer,
+        through decompressor: ZlibDecompressor,
+        into output: inout ByteBuffer,
+        limit: Int
+    ) throws {
+        var resetForNewStream = false
+        while true {
+            guard output.readableBytes <= limit else { throw WebSocketProtocolError.messageTooBig }
+            if output.writableBytes == 0 {
+                output.reserveCapacity(minimumWritableBytes: min(Self.inflateStep, limit + 1 - output.readableBytes))
+            }
+            let pending = input.readableBytes
+            do {
+                try decompressor.inflate(from: &input, to: &output)
+            } catch let error as CompressNIOError where error == .bufferOverflow {
+                continue  // output full: grow (within the cap) and go on
+            } catch let error as CompressNIOError where error == .inputBufferOverflow {
+                return  // everything available is inflated
+            }
+            if input.readableBytes == 0 { return }
+            // The peer ended its deflate stream (BFINAL) and began another: start afresh once.
+            guard input.readableBytes < pending || !resetForNewStream else {
+                throw WebSocketProtocolError(code: .invalidFramePayloadData, reason: "invalid compressed data")
+            }
+            resetForNewStream = input.readableBytes == pending
+            if resetForNewStream { try decompressor.reset() }
+        }
+    }
+
+    private func makeCompressor() throws -> ZlibCompressor {
+        try ZlibCompressor(
+            algorithm: .deflate,
+            configuration: ZlibConfiguration(
+                windowSize: Int32(self.parameters.serverMaxWindowBits),
+                compressionLevel: self.configuration.compressionLevel,
+                memoryLevel: self.configuration.memoryLevel,
+                strategy: .default
+            )
+        )
+    }
+}

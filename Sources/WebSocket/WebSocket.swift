@@ -1,1 +1,0 @@
-// The WebSocket module; see DESIGN.md.

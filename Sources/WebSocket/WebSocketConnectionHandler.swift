@@ -1,0 +1,300 @@
+import NIOCore
+
+/// The WebSocket layer of one upgraded connection: bytes below, ``WebSocketMessage`` above.
+///
+/// Parses and checks frames, answers pings, runs the closing handshake and the idle ping,
+/// and applies permessage-deflate. One handler instead of a decoder/encoder/assembler chain
+/// keeps the per-connection footprint small: an idle connection holds no buffers at all.
+final class WebSocketConnectionHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = WebSocketMessage
+    typealias OutboundIn = WebSocketMessage
+    typealias OutboundOut = ByteBuffer
+
+    /// Payloads up to this size are copied behind their header so that a frame is one write.
+    private static let coalescingLimit = 512
+
+    private enum State {
+        case open
+        /// The server sent its close frame and waits for the peer's. `inputUsable` is false
+        /// after a framing error: the stream cannot be parsed any further.
+        case closing(sent: WebSocketClosed, inputUsable: Bool, timeout: Scheduled<Void>)
+        case closed
+    }
+
+    private let configuration: WebSocketConfiguration
+    private let deflate: PerMessageDeflate?
+    private var state = State.open
+    private var parser: WebSocketFrameParser
+    private var assembler: WebSocketMessageAssembler
+    /// Bytes of an incomplete frame, kept between reads.
+    private var unparsed: ByteBuffer?
+    private var keepAlive: WebSocketKeepAlive?
+    private var keepAliveTimer: Scheduled<Void>?
+
+    init(configuration: WebSocketConfiguration, perMessageDeflate: PerMessageDeflateParameters?) {
+        self.configuration = configuration
+        if let perMessageDeflate, let deflateConfiguration = configuration.perMessageDeflate {
+            self.deflate = PerMessageDeflate(parameters: perMessageDeflate, configuration: deflateConfiguration)
+        } else {
+            self.deflate = nil
+        }
+        self.parser = WebSocketFrameParser(
+            maximumPayloadLength: configuration.maximumMessageSize,
+            allowsCompressedMessages: perMessageDeflate != nil
+        )
+        self.assembler = WebSocketMessageAssembler(maximumMessageLength: configuration.maximumMessageSize)
+        self.keepAlive = configuration.idlePingInterval.map {
+            WebSocketKeepAlive(interval: $0, deadPeerTimeout: configuration.deadPeerTimeout)
+        }
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if let keepAlive { self.scheduleKeepAlive(in: keepAlive.interval, context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.stopTimers()
+    }
+
+    // MARK: Inbound
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        self.keepAlive?.peerWasHeard()
+        guard self.isReading else { return }
+        var bytes = Self.unwrapInboundIn(data)
+        if var earlier = self.unparsed {
+            self.unparsed = nil
+            earlier.writeImmutableBuffer(bytes)
+            bytes = earlier
+        }
+        var framingIntact = true
+        do {
+            while self.isReading {
+                framingIntact = false
+                guard let frame = try self.parser.nextFrame(from: &bytes) else { break }
+                framingIntact = true
+                try self.handle(frame, context: context)
+            }
+        } catch {
+            self.fail(error, inputUsable: framingIntact, context: context)
+            return
+        }
+        guard self.isReading, bytes.readableBytes > 0 else { return }
+        bytes.discardReadBytes()
+        let missing = self.parser.pendingPayloadLength - bytes.readableBytes
+        if missing > 0 { bytes.reserveCapacity(minimumWritableBytes: missing) }
+        self.unparsed = bytes
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.finish(context: context)
+        context.fireChannelInactive()
+    }
+
+    private var isReading: Bool {
+        switch self.state {
+        case .open, .closing(_, inputUsable: true, _): return true
+        case .closing, .closed: return false
+        }
+    }
+
+    private func handle(_ frame: WebSocketFrame, context: ChannelHandlerContext) throws(WebSocketProtocolError) {
+        switch frame.opcode {
+        case .ping:
+            guard case .open = self.state else { return }
+            self.send(WebSocketFrame(opcode: .pong, payload: frame.payload), context: context, promise: nil)
+            context.flush()
+        case .pong:
+            return  // unsolicited or not, any traffic already counts as a sign of life
+        case .close:
+            try self.receivedClose(frame.payload, context: context)
+        case .text, .binary, .continuation:
+            guard case .open = self.state else { return }  // data after our close frame is dropped
+            if let message = try self.assembler.append(frame, deflate: self.deflate) {
+                context.fireChannelRead(Self.wrapInboundOut(message))
+            }
+        }
+    }
+
+    private func receivedClose(_ payload: ByteBuffer, context: ChannelHandlerContext) throws(WebSocketProtocolError) {
+        switch self.state {
+        case .open:
+            let closed = try WebSocketClosePayload.parse(payload)
+            // Echo the peer's code (an empty close for an empty one), then drop TCP.
+            let echo = closed.code == .noStatusReceived ? ByteBuffer() : WebSocketClosePayload.make(code: closed.code, reason: "")
+            self.state = .closed
+            self.stopTimers()
+            context.fireUserInboundEventTriggered(closed)
+            let frame = self.frameBytes(WebSocketFrame(opcode: .close, payload: echo), context: context)
+            context.writeAndFlush(Self.wrapOutboundOut(frame)).assumeIsolated().whenComplete { _ in
+                context.close(promise: nil)
+            }
+        case .closing:
+            // The peer answered our close: the handshake is complete.
+            self.finish(context: context)
+            context.close(promise: nil)
+        case .closed:
+            return
+        }
+    }
+
+    // MARK: Outbound
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .open = self.state else {
+            promise?.fail(ChannelError.outputClosed)
+            return
+        }
+        let message = Self.unwrapOutboundIn(data)
+        var frame = WebSocketFrame(opcode: message.kind == .text ? .text : .binary, payload: message.data)
+        if let deflate {
+            do {
+                if let compressed = try deflate.compress(message.data, allocator: context.channel.allocator) {
+                    frame.payload = compressed
+                    frame.rsv1 = true
+                }
+            } catch {
+                promise?.fail(error)
+                return
+            }
+        }
+        self.send(frame, context: context, promise: promise)
+    }
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let request = event as? WebSocketCloseRequest else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        let closed = WebSocketClosed(code: request.code, reason: request.reason)
+        self.startClosing(closed, inputUsable: true, context: context, promise: promise)
+    }
+
+    /// Closing the channel from above runs the closing handshake first.
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        switch (self.state, mode) {
+        case (.open, .all):
+            self.startClosing(WebSocketClosed(code: .normalClosure), inputUsable: true, context: context, promise: nil)
+            context.channel.closeFuture.cascade(to: promise)
+        case (.closing, .all):
+            context.channel.closeFuture.cascade(to: promise)
+        default:
+            context.close(mode: mode, promise: promise)
+        }
+    }
+
+    // MARK: Closing
+
+    /// Fails the connection with the error's close code (RFC 6455 §7.1.7).
+    private func fail(_ error: WebSocketProtocolError, inputUsable: Bool, context: ChannelHandlerContext) {
+        self.unparsed = nil
+        guard case .open = self.state else {
+            // Garbage while waiting for the peer's close: stop waiting.
+            self.finish(context: context)
+            context.close(promise: nil)
+            return
+        }
+        let closed = WebSocketClosed(code: error.code, reason: error.reason)
+        self.startClosing(closed, inputUsable: inputUsable, context: context, promise: nil)
+        if !inputUsable {
+            // Nothing more can be parsed, so send a FIN as well; the peer then closes its side.
+            context.close(mode: .output, promise: nil)
+        }
+    }
+
+    private func startClosing(
+        _ closed: WebSocketClosed,
+        inputUsable: Bool,
+        context: ChannelHandlerContext,
+        promise: EventLoopPromise<Void>?
+    ) {
+        guard case .open = self.state else {
+            promise?.succeed()
+            return
+        }
+        self.stopTimers()
+        let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: self.configuration.closeTimeout) {
+            self.finish(context: context)
+            context.close(promise: nil)
+        }
+        self.state = .closing(sent: closed, inputUsable: inputUsable, timeout: timeout)
+        let payload = WebSocketClosePayload.make(code: closed.code, reason: closed.reason)
+        self.send(WebSocketFrame(opcode: .close, payload: payload), context: context, promise: promise)
+        context.flush()
+    }
+
+    /// Ends the session once: stops the timers and tells the application why it ended.
+    private func finish(context: ChannelHandlerContext) {
+        let event: WebSocketClosed
+        switch self.state {
+        case .open:
+            event = WebSocketClosed(code: .abnormalClosure)
+        case .closing(let sent, _, _):
+            event = sent
+        case .closed:
+            return
+        }
+        self.stopTimers()
+        self.state = .closed
+        self.unparsed = nil
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func stopTimers() {
+        self.keepAliveTimer?.cancel()
+        self.keepAliveTimer = nil
+        if case .closing(_, _, let timeout) = self.state { timeout.cancel() }
+    }
+
+    // MARK: Idle ping
+
+    private func scheduleKeepAlive(in delay: TimeAmount, context: ChannelHandlerContext) {
+        self.keepAliveTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+            self.keepAliveTimerFired(context: context)
+        }
+    }
+
+    private func keepAliveTimerFired(context: ChannelHandlerContext) {
+        guard case .open = self.state, let decision = self.keepAlive?.timerFired() else { return }
+        switch decision {
+        case .waitAgain(let delay):
+            self.scheduleKeepAlive(in: delay, context: context)
+        case .ping(let delay):
+            self.send(WebSocketFrame(opcode: .ping, payload: ByteBuffer()), context: context, promise: nil)
+            context.flush()
+            self.scheduleKeepAlive(in: delay, context: context)
+        case .dropDeadPeer:
+            self.finish(context: context)
+            context.close(promise: nil)
+        }
+    }
+
+    // MARK: Writing frames
+
+    private func send(_ frame: WebSocketFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        let length = frame.payload.readableBytes
+        guard length > Self.coalescingLimit else {
+            context.write(Self.wrapOutboundOut(self.frameBytes(frame, context: context)), promise: promise)
+            return
+        }
+        var header = context.channel.allocator.buffer(capacity: WebSocketFrame.maximumServerHeaderSize)
+        WebSocketFrame.writeServerHeader(
+            fin: frame.fin,
+            rsv1: frame.rsv1,
+            opcode: frame.opcode,
+            length: length,
+            into: &header
+        )
+        context.write(Self.wrapOutboundOut(header), promise: nil)
+        context.write(Self.wrapOutboundOut(frame.payload), promise: promise)
+    }
+
+    private func frameBytes(_ frame: WebSocketFrame, context: ChannelHandlerContext) -> ByteBuffer {
+        var buffer = context.channel.allocator.buffer(
+            capacity: WebSocketFrame.maximumServerHeaderSize + frame.payload.readableBytes
+        )
+        frame.write(into: &buffer)
+        return buffer
+    }
+}

@@ -1,4 +1,0 @@
-import Testing
-@testable import WebSocket
-
-@Test func moduleLinks() {}
