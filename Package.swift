@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -56,9 +57,13 @@ let package = Package(
             // Each `.lproj` is copied as it is (SwiftPM would copy the symlink itself, not what it
             // points to), landing at the bundle's root like in an Apple bundle; a new language
             // is one more line here. `Localizer` parses them at run time.
+            // The gazetteer lives beside its build script in `Resources/Gazetteer`, reached the
+            // same way through the symlink `Sources/MeetCore/Resources/Gazetteer`.
+            exclude: ["Resources/Gazetteer/build_gazetteer.py"],
             resources: [
                 .copy("Resources/Localizable/en.lproj"),
                 .copy("Resources/Localizable/uk.lproj"),
+                .copy("Resources/Gazetteer/gazetteer.tsv"),
             ]
         ),
         .target(
@@ -71,6 +76,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // The Nominatim geocoder's HTTP client (already built for HummingbirdTesting).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // The OpenAPI document is served from the bundle. SwiftPM bundles only files inside
             // the target and copies symlinks as they are, so the file lives here and

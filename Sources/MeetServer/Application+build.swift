@@ -43,7 +43,10 @@ func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppReque
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
     addAccountRoutes(to: api, accounts: accounts)
-    addMeetingRoutes(to: api, meetings: MeetingService(database: database, resolvePlace: { _ in nil }))
+    let geocoder = configuration.geocoder.makeGeocoder()
+    addPlaceRoutes(to: api, geocoder: geocoder)
+    addFriendRoutes(to: api, friends: FriendService(database: database))
+    addMeetingRoutes(to: api, meetings: MeetingService(database: database, geocoder: geocoder))
 
     routes.load(from: router)
     return router

@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     /// Where `GET /metrics` reads from; the executable also bootstraps the global
     /// `MetricsSystem` with it so every module's metrics appear there.
     public var metricsRegistry: PrometheusCollectorRegistry
+    /// Where places are looked up; the offline gazetteer unless told otherwise.
+    public var geocoder: GeocoderChoice = .gazetteer
 
     public init(
         host: String = "127.0.0.1",

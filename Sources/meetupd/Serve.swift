@@ -16,6 +16,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var common: CommonOptions
 
+    @OptionGroup var places: GeocoderOptions
+
     func run() async throws {
         try common.bootstrapLogging()
         let configuration = try resolvedConfiguration()
@@ -38,6 +40,7 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.dataDirectory = common.resolvedDataDirectory()
         configuration.logLevel = try common.resolvedLogLevel()
+        configuration.geocoder = try places.resolved()
         return configuration
     }
 }
