@@ -64,6 +64,7 @@ let package = Package(
                 .copy("Resources/Localizable/en.lproj"),
                 .copy("Resources/Localizable/uk.lproj"),
                 .copy("Resources/Gazetteer/gazetteer.tsv"),
+                .copy("Activities/ActivityCatalog.tsv"),
             ]
         ),
         .target(

@@ -43,6 +43,8 @@ func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppReque
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
     addAccountRoutes(to: api, accounts: accounts)
+    addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
+    addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
     let geocoder = configuration.geocoder.makeGeocoder()
     addPlaceRoutes(to: api, geocoder: geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database))

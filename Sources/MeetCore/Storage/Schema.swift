@@ -11,8 +11,8 @@ struct Migration: Sendable {
 /// Number ranges keep areas apart: 001–099 accounts, 100–199 profiles and activities,
 /// 200–299 places and friends, 300–399 meetings, 400– chat and notifications.
 enum Schema {
-    static let migrations: [Migration] = AccountsSchema.migrations + FriendsSchema.migrations
-        + EventsSchema.migrations + MeetingsSchema.migrations
+    static let migrations: [Migration] = AccountsSchema.migrations + ActivitiesSchema.migrations
+        + ProfilesSchema.migrations + FriendsSchema.migrations + EventsSchema.migrations + MeetingsSchema.migrations
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

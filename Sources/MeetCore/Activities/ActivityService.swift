@@ -1,0 +1,95 @@
+import Foundation
+import GRDB
+
+/// Finds activities as people type them and takes in the ones they propose.
+public struct ActivityService: Sendable {
+    /// Bounds of a proposed name, in characters.
+    public static let nameLength = 2...40
+    /// Bounds of `limit` for suggestions.
+    public static let suggestionLimit = 1...50
+
+    /// Tables that link something to an activity by `activityId`; an activity's popularity is
+    /// how many rows of them name it.
+    static let usageTables = ["profileActivity", "meetingActivity"]
+
+    let database: AppDatabase
+
+    public init(database: AppDatabase) {
+        self.database = database
+    }
+
+    /// Activities whose English or Ukrainian name starts with `query` (or a later word does),
+    /// also with a typo or two, best match first and, among equals, the most used first.
+    /// Names are given in `language`.
+    public func suggestions(matching query: String, language: String, limit: Int) async throws -> [ActivitySuggestion] {
+        guard Self.suggestionLimit.contains(limit) else {
+            throw MeetError("search.invalid", status: 400, fieldProblems: [
+                .init(field: "limit", code: "field.outOfRange", arguments: [
+                    "minimum": String(Self.suggestionLimit.lowerBound), "maximum": String(Self.suggestionLimit.upperBound),
+                ]),
+            ])
+        }
+        let key = SearchKey(query)
+        let (activities, popularity) = try await database.pool.read { db in
+            (try Activity.fetchAll(db), try Self.popularity(db))
+        }
+        let ranked = activities.compactMap { activity in
+            ActivityMatching.rank(of: activity, for: key).map { (activity: activity, rank: $0, uses: popularity[activity.id] ?? 0) }
+        }
+        return ranked
+            .sorted { ($0.rank, -$0.uses, $0.activity.name(in: language)) < ($1.rank, -$1.uses, $1.activity.name(in: language)) }
+            .prefix(limit)
+            .map { ActivitySuggestion(id: $0.activity.id, name: $0.activity.name(in: language), popularity: $0.uses) }
+    }
+
+    /// Adds an activity under the name a user typed, unless it is (give or take a typo) the
+    /// name of one we have in either language: then that one is returned, with `created` false.
+    public func propose(name: String, language: String, by userId: String) async throws -> (activity: ActivitySuggestion, created: Bool) {
+        let name = try Self.normalizedName(name)
+        let key = SearchKey(name)
+        return try await database.pool.write { db in
+            let popularity = try Self.popularity(db)
+            for existing in try Activity.fetchAll(db) where existing.searchKeys.contains(where: { ActivityMatching.isNearDuplicate(key, of: $0) }) {
+                return (ActivitySuggestion(id: existing.id, name: existing.name(in: language), popularity: popularity[existing.id] ?? 0), false)
+            }
+            let isUkrainian = name.unicodeScalars.contains { (0x0400...0x04FF).contains($0.value) }
+            let activity = Activity(
+                id: UUID().uuidString.lowercased(), nameEn: isUkrainian ? nil : name, nameUk: isUkrainian ? name : nil,
+                proposedBy: userId, createdAt: Date())
+            try activity.insert(db)
+            return (ActivitySuggestion(id: activity.id, name: activity.name(in: language), popularity: 0), true)
+        }
+    }
+
+    /// The ids among `ids` that name no activity.
+    static func unknownIds(_ ids: [String], in db: Database) throws -> Set<String> {
+        let known = try String.fetchSet(db, Activity.select(Column("id")).filter(keys: ids))
+        return Set(ids).subtracting(known)
+    }
+
+    /// How many profiles and meetings use each activity.
+    static func popularity(_ db: Database) throws -> [String: Int] {
+        let uses = usageTables.map { "SELECT activityId FROM \($0)" }.joined(separator: " UNION ALL ")
+        let rows = try Row.fetchAll(db, sql: "SELECT activityId, COUNT(*) AS uses FROM (\(uses)) GROUP BY activityId")
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0["activityId"], $0["uses"]) })
+    }
+
+    /// The name as it will be stored: spaces trimmed and collapsed, the first letter capitalized;
+    /// letters, digits, spaces, hyphens, apostrophes and `&` only.
+    static func normalizedName(_ raw: String) throws -> String {
+        let words = raw.precomposedStringWithCanonicalMapping.split(whereSeparator: \.isWhitespace)
+        var name = words.joined(separator: " ")
+        let allowed = CharacterSet.letters.union(.decimalDigits).union(.nonBaseCharacters).union(CharacterSet(charactersIn: " -'’ʼ&"))
+        guard nameLength.contains(name.count),
+              name.unicodeScalars.allSatisfy(allowed.contains),
+              name.contains(where: \.isLetter) else {
+            throw MeetError("activity.invalid", status: 422, arguments: [
+                "min": String(nameLength.lowerBound), "max": String(nameLength.upperBound),
+            ], fieldProblems: [.init(field: "name", code: "field.invalid")])
+        }
+        if let first = name.first, first.isLowercase {
+            name = first.uppercased() + name.dropFirst()
+        }
+        return name
+    }
+}

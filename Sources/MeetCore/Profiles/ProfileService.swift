@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+
+/// Reads and edits profiles, and finds people by name.
+public struct ProfileService: Sendable {
+    /// Bounds of `limit` for a page of search results.
+    public static let pageLimit = 1...100
+
+    let database: AppDatabase
+    let now: @Sendable () -> Date
+
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.now = now
+    }
+
+    /// The profile of the signed-in user.
+    public func profile(of userId: String) async throws -> Profile {
+        try await database.pool.read { db in
+            guard let profile = try Profile.fetchAll(db, userIds: [userId]).first else { throw Self.notFound }
+            return profile
+        }
+    }
+
+    /// Another user's profile as `viewer` may see it: 404 for unknown, unconfirmed or banned
+    /// users and for anyone either of the two has blocked.
+    public func profile(of userId: String, seenBy viewer: String) async throws -> Profile {
+        try await database.pool.read { db in
+            let visible = try Bool.fetchOne(db, SQLRequest(literal: """
+                SELECT EXISTS (SELECT 1 FROM user WHERE id = \(userId) AND \(UserVisibility.visible(to: viewer)))
+                """)) ?? false
+            guard visible, let profile = try Profile.fetchAll(db, userIds: [userId]).first else { throw Self.notFound }
+            return profile
+        }
+    }
+
+    /// Stores a profile checked by `Profile(validating:...)`, replacing the user's previous
+    /// one; its activities must exist.
+    public func update(_ profile: Profile) async throws -> Profile {
+        let userId = profile.userId
+        return try await database.pool.write { [now] db in
+            let unknown = try ActivityService.unknownIds(profile.activityIds, in: db)
+            if !unknown.isEmpty {
+                throw Profile.invalid(profile.activityIds.enumerated().compactMap { index, id in
+                    unknown.contains(id) ? .init(field: "activityIds.\(index)", code: "activity.unknown") : nil
+                })
+            }
+            try db.execute(literal: "UPDATE user SET displayName = \(profile.displayName) WHERE id = \(userId)")
+            guard db.changesCount == 1 else { throw Self.notFound }
+            try ProfileRecord(
+                userId: userId, bio: profile.bio, birthDate: profile.birthDate, city: profile.city, photoId: profile.photoId,
+                languages: profile.languages, updatedAt: now()
+            ).upsert(db)
+            try db.execute(literal: "DELETE FROM profileActivity WHERE userId = \(userId)")
+            for activityId in profile.activityIds {
+                try db.execute(literal: "INSERT INTO profileActivity (userId, activityId) VALUES (\(userId), \(activityId))")
+            }
+            return try Profile.fetchAll(db, userIds: [userId])[0]
+        }
+    }
+
+    /// People whose display name has words starting with the words of `query` (all of them),
+    /// in name order, a page at a time; an empty query lists everyone.
+    public func searchUsers(matching query: String, seenBy viewer: String, after cursor: String?, limit: Int) async throws -> Page<Profile> {
+        let position = try cursor.map(UserCursor.init(token:))
+        guard Self.pageLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.pageLimit) }
+        let match = SearchQuery.ftsPrefixQuery(query)
+        return try await database.pool.read { db in
+            var sql: SQL = "SELECT user.id, user.displayName FROM user WHERE \(UserVisibility.visible(to: viewer))"
+            if let match {
+                sql += " AND user.id IN (SELECT userId FROM userNameSearch WHERE userNameSearch MATCH \(match))"
+            }
+            if let position {
+                sql += " AND (user.displayName, user.id) > (\(position.displayName), \(position.userId))"
+            }
+            sql += " ORDER BY user.displayName, user.id LIMIT \(limit + 1)"
+            let rows = try Row.fetchAll(db, SQLRequest(literal: sql))
+            let page = rows.prefix(limit)
+            let next = rows.count > limit ? page.last.map { UserCursor(displayName: $0["displayName"], userId: $0["id"]).token } : nil
+            return Page(items: try Profile.fetchAll(db, userIds: page.map { $0["id"] }), nextCursor: next)
+        }
+    }
+
+    static let notFound = MeetError("user.notFound", status: 404)
+}
+
+/// One page of a list, and the cursor of the next one (nil on the last page).
+public struct Page<Item: Sendable>: Sendable {
+    public var items: [Item]
+    public var nextCursor: String?
+}

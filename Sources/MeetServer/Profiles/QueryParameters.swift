@@ -1,0 +1,35 @@
+import Hummingbird
+import MeetCore
+
+/// Reads numeric query parameters, collecting every one that is missing or not a number, so a
+/// search answers one 400 `search.invalid` naming all of them.
+struct QueryParameters {
+    private let request: Request
+    private var problems: [MeetError.FieldProblem] = []
+
+    init(_ request: Request) {
+        self.request = request
+    }
+
+    func string(_ name: String) -> String? {
+        request.uri.queryParameters[name[...]].map(String.init)
+    }
+
+    /// The parameter as a number; `fallback` when absent (nil means it is required).
+    mutating func number<Number: LosslessStringConvertible>(_ name: String, _ fallback: Number? = nil) -> Number? {
+        guard let text = string(name) else {
+            if fallback == nil { problems.append(.init(field: name, code: "field.required")) }
+            return fallback
+        }
+        guard let value = Number(text) else {
+            problems.append(.init(field: name, code: "field.wrongType", arguments: ["expected": "number"]))
+            return fallback
+        }
+        return value
+    }
+
+    /// Throws the collected problems, if any.
+    func check() throws {
+        if !problems.isEmpty { throw MeetError("search.invalid", status: 400, fieldProblems: problems) }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import GRDB
+@testable import MeetCore
+
+/// A fresh database file in a temporary folder, with users written straight into it so the
+/// profile services can be tested without going through registration.
+struct ProfilesFixture {
+    let database: AppDatabase
+
+    init() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-profiles-" + UUID().uuidString)
+        database = try AppDatabase(dataDirectory: directory.path)
+    }
+
+    var profiles: ProfileService { ProfileService(database: database) }
+    var locations: LocationService { LocationService(database: database) }
+    var activities: ActivityService { ActivityService(database: database) }
+
+    @discardableResult
+    func addUser(_ displayName: String, confirmed: Bool = true, banned: Bool = false) async throws -> String {
+        let id = RandomToken.id()
+        try await database.pool.write { db in
+            try db.execute(literal: """
+                INSERT INTO user (id, email, displayName, locale, passwordHash, emailConfirmedAt, banned, createdAt)
+                VALUES (\(id), \(id + "@example.org"), \(displayName), 'en', '', \(confirmed ? Date() : nil), \(banned), \(Date()))
+                """)
+        }
+        return id
+    }
+}
