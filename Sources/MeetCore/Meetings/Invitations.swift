@@ -60,7 +60,7 @@ extension MeetingService {
             let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
             guard role == .organizer || (role == .member && meeting.membersMayInvite) else { throw MeetError.mayNotInvite }
             guard !meeting.isCancelled else { throw MeetError.meetingCancelled }
-            try checkUsersExist(wanted, field: "userIds", in: db)
+            try checkUsersExist(wanted, field: "userIds", visibleTo: userId, in: db)
             let members = Set(try meeting.memberIds(in: db))
             var invitations: [Invitation] = []
             for invitee in wanted where !members.contains(invitee) {

@@ -21,14 +21,16 @@ extension MeetingRecord {
     }
 
     /// The meeting `id` and the caller's role in it, or `meeting.notFound` when it does not
-    /// exist or is private and the caller is none of organizer, member or invitee: a private
-    /// meeting's existence is not revealed.
+    /// exist, or when the caller is none of organizer, member or invitee and the meeting is
+    /// private or its organizer and the caller blocked each other: its existence is not revealed.
     static func visible(_ id: String, to userId: String, in db: Database) throws -> (MeetingRecord, MeetingRole) {
         guard let meeting = try MeetingRecord.filter(Column("id") == id).fetchOne(db) else {
             throw MeetError.meetingNotFound
         }
         let role = try meeting.role(of: userId, in: db)
-        if meeting.visibility == .private && role == .outsider { throw MeetError.meetingNotFound }
+        if role == .outsider, try meeting.visibility == .private || Blocks.isBlocked(db, userId, meeting.organizerId) {
+            throw MeetError.meetingNotFound
+        }
         return (meeting, role)
     }
 

@@ -110,7 +110,7 @@ import Testing
         ]
         try f.database.pool.read { db in
             for request in requests {
-                let (sql, arguments) = FeedCandidates.query(request, from: MeetingFixture.now, limit: 100)
+                let (sql, arguments) = try FeedCandidates.query(request, viewer: "v", from: MeetingFixture.now, limit: 100).build(db)
                 let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
                 let scans = plan.filter { $0.hasPrefix("SCAN m") && !$0.contains("USING") }
                 #expect(scans.isEmpty, "\(plan)")

@@ -19,7 +19,7 @@ extension MeetingService {
         }
         try request.validate()
         let snapshot = try await database.pool.read { db in
-            var candidates = try FeedCandidates.fetch(request, from: request.from ?? time, limit: Self.feedDepth, in: db)
+            var candidates = try FeedCandidates.fetch(request, viewer: viewerId, from: request.from ?? time, limit: Self.feedDepth, in: db)
             try rank(&candidates, by: request, viewer: viewerId, at: time, in: db)
             var distances: [Int64: Double] = [:]
             for candidate in candidates { distances[candidate.number] = candidate.distanceKm }

@@ -29,13 +29,13 @@ struct FeedCandidate: FetchableRecord, Sendable {
 }
 
 /// Finds the meetings matching a feed request through the indexes: the R*Tree for a point
-/// and radius, the partial time indexes otherwise. At most `limit` of them, soonest first.
+/// and radius, the partial time indexes otherwise. At most `limit` of them, soonest first,
+/// none organized by someone the viewer blocked or who blocked the viewer.
 enum FeedCandidates {
-    static let columns = "m.number, m.id, m.startsAt, m.online, m.lat, m.lon, m.memberCount, m.maxParticipants"
+    static let columns: SQL = "m.number, m.id, m.startsAt, m.online, m.lat, m.lon, m.memberCount, m.maxParticipants"
 
-    static func fetch(_ request: FeedRequest, from start: Date, limit: Int, in db: Database) throws -> [FeedCandidate] {
-        let (sql, arguments) = query(request, from: start, limit: limit)
-        let rows = try FeedCandidate.fetchAll(db, sql: sql, arguments: arguments)
+    static func fetch(_ request: FeedRequest, viewer: String, from start: Date, limit: Int, in db: Database) throws -> [FeedCandidate] {
+        let rows = try SQLRequest<FeedCandidate>(literal: query(request, viewer: viewer, from: start, limit: limit)).fetchAll(db)
         guard let center = request.center else { return rows }
         let radius = request.radiusKm ?? FeedRequest.defaultRadiusKm
         var nearby: [FeedCandidate] = []
@@ -51,45 +51,39 @@ enum FeedCandidates {
     }
 
     /// The SQL that finds the candidates (soonest first); tests read its query plan.
-    static func query(_ request: FeedRequest, from start: Date, limit: Int) -> (String, StatementArguments) {
-        var filters = ["m.startsAt >= ?"]
-        var arguments: StatementArguments = [start.timeIntervalSince1970]
-        if let to = request.to {
-            filters.append("m.startsAt < ?")
-            arguments += [to.timeIntervalSince1970]
-        }
+    static func query(_ request: FeedRequest, viewer: String, from start: Date, limit: Int) -> SQL {
+        var filters: [SQL] = ["m.startsAt >= \(start.timeIntervalSince1970)"]
+        if let to = request.to { filters.append("m.startsAt < \(to.timeIntervalSince1970)") }
         if request.freeOnly { filters.append("m.priceMinor IS NULL") }
         if request.hasSpots { filters.append("(m.maxParticipants IS NULL OR m.memberCount < m.maxParticipants)") }
         if !request.activityIds.isEmpty {
-            filters.append("m.id IN (SELECT meetingId FROM meetingActivity WHERE activityId IN (SELECT value FROM json_each(?)))")
-            arguments += [jsonArray(request.activityIds)]
+            filters.append("""
+                m.id IN (SELECT meetingId FROM meetingActivity
+                         WHERE activityId IN (SELECT value FROM json_each(\(jsonArray(request.activityIds)))))
+                """)
         }
+        filters.append(Blocks.neitherBlocked(viewer, "m.organizerId"))
         let common = filters.joined(separator: " AND ")
         // The same terms as the partial indexes, so that SQLite can use them.
-        let listed = "m.visibility = 'public' AND m.cancelledAt IS NULL"
+        let listed: SQL = "m.visibility = 'public' AND m.cancelledAt IS NULL"
 
         guard let center = request.center else {
-            return ("""
-                SELECT \(columns) FROM meeting m WHERE \(listed) AND \(common)
-                ORDER BY m.startsAt, m.number LIMIT ?
-                """, arguments + [limit])
+            return "SELECT \(columns) FROM meeting m WHERE \(listed) AND \(common) ORDER BY m.startsAt, m.number LIMIT \(limit)"
         }
-
-        let radius = request.radiusKm ?? FeedRequest.defaultRadiusKm
-        let box = center.boundingBox(radiusKm: radius)
-        let lonTest = box.lon.map { _ in "(p.minLon >= ? AND p.maxLon <= ?)" }.joined(separator: " OR ")
-        var boxArguments: StatementArguments = [box.lat.lowerBound, box.lat.upperBound]
-        for range in box.lon { boxArguments += [range.lowerBound, range.upperBound] }
+        let box = center.boundingBox(radiusKm: request.radiusKm ?? FeedRequest.defaultRadiusKm)
+        let inBox: SQL = box.lon
+            .map { range -> SQL in "(p.minLon >= \(range.lowerBound) AND p.maxLon <= \(range.upperBound))" }
+            .joined(separator: " OR ")
         // Nearby meetings from the R*Tree, plus online ones wherever they are.
-        return ("""
+        return """
             SELECT * FROM (
                 SELECT \(columns) FROM meetingPoint p JOIN meeting m ON m.number = p.number
-                WHERE p.minLat >= ? AND p.maxLat <= ? AND (\(lonTest)) AND \(common)
+                WHERE p.minLat >= \(box.lat.lowerBound) AND p.maxLat <= \(box.lat.upperBound) AND (\(inBox)) AND \(common)
                 UNION ALL
                 SELECT \(columns) FROM meeting m
                 WHERE m.online = 1 AND \(listed) AND \(common)
             ) ORDER BY startsAt, number
-            """, boxArguments + arguments + arguments)
+            """
     }
 
     static func jsonArray(_ values: [String]) -> String {

@@ -13,11 +13,19 @@ enum PersonalSignals {
         while let row = try rows.next() {
             signals.activities[row["meetingId"]] = (row["total"], row["shared"])
         }
+        let friends = try Row.fetchCursor(db, sql: """
+            SELECT mm.meetingId, COUNT(*) AS going FROM meetingMember mm
+            JOIN friendship f ON f.userId = ? AND f.friendId = mm.userId
+            WHERE mm.meetingId IN (SELECT value FROM json_each(?)) GROUP BY mm.meetingId
+            """, arguments: [viewerId, ids])
+        while let row = try friends.next() {
+            signals.friendsGoing[row["meetingId"]] = row["going"]
+        }
         return signals
     }
 
     /// The activities on the viewer's profile.
     static func viewerActivityIds(_ viewerId: String, in db: Database) throws -> [String] {
-        []
+        try String.fetchAll(db, sql: "SELECT activityId FROM profileActivity WHERE userId = ?", arguments: [viewerId])
     }
 }
