@@ -49,7 +49,7 @@ extension MeetingService {
         case .relevance:
             let relevance = Relevance(
                 now: time, signals: try PersonalSignals.fetch(for: viewerId, candidates: candidates.map(\.id), in: db),
-                hasCenter: request.center != nil)
+                hasCenter: request.circle != nil)
             let scores = Dictionary(uniqueKeysWithValues: candidates.map { ($0.number, relevance.score($0)) })
             byKey { -scores[$0.number]! }
         }
