@@ -14,16 +14,18 @@ struct FeedCandidate: FetchableRecord, Sendable {
     /// From the point asked about; `nil` without one and for online meetings.
     var distanceKm: Double?
 
+    /// Reads the columns by position, in the order of `FeedCandidates.columns` then the
+    /// distance: name lookups were a visible share of the feed's time.
     init(row: Row) {
-        number = row["number"]
-        id = row["id"]
-        startsAt = row["startsAt"]
-        online = row["online"]
-        lat = row["lat"]
-        lon = row["lon"]
-        memberCount = row["memberCount"]
-        maxParticipants = row["maxParticipants"]
-        distanceKm = row["distanceKm"]
+        number = row[0]
+        id = row[1]
+        startsAt = row[2]
+        online = row[3]
+        lat = row[4]
+        lon = row[5]
+        memberCount = row[6]
+        maxParticipants = row[7]
+        distanceKm = row.count > 8 ? row[8] : nil
     }
 
     var isFull: Bool { maxParticipants.map { memberCount >= $0 } ?? false }
