@@ -11,6 +11,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -63,8 +64,8 @@ let package = Package(
             resources: [
                 .copy("Resources/Localizable/en.lproj"),
                 .copy("Resources/Localizable/uk.lproj"),
-                .copy("Resources/Gazetteer/gazetteer.tsv"),
                 .copy("Activities/ActivityCatalog.tsv"),
+                .copy("Resources/Gazetteer/gazetteer.tsv"),
             ]
         ),
         .target(
@@ -73,6 +74,8 @@ let package = Package(
                 "MeetCore", "Stomp", "WebSocket",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -102,6 +105,32 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        .target(name: "FuzzDriver", path: "Fuzz/FuzzDriver"),
+        .executableTarget(
+            name: "StompFuzz",
+            dependencies: ["Stomp", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Fuzz/StompFuzz",
+            exclude: ["corpus"]
+        ),
+        .executableTarget(
+            name: "StompBenchmarks",
+            dependencies: [
+                "Stomp",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/StompBenchmarks"
+        ),
+        .executableTarget(
+            name: "WebSocketFrameFuzz",
+            dependencies: ["WebSocket", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Fuzz/WebSocketFrameFuzz"
+        ),
+        .executableTarget(
+            name: "WebSocketBenchmark",
+            dependencies: ["WebSocket", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Benchmarks/WebSocketBenchmark"
+        ),
         .testTarget(
             name: "WebSocketTests",
             dependencies: [
@@ -111,7 +140,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "StompTests", dependencies: ["Stomp"]),
+        .testTarget(
+            name: "StompTests",
+            dependencies: ["Stomp", "WebSocket", .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
         .testTarget(
             name: "MeetCoreTests",
             dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")]
@@ -122,6 +154,10 @@ let package = Package(
                 "MeetServer", "MeetCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]

@@ -21,7 +21,7 @@ The output is plain UTF-8, one record a line, fields separated by tabs:
 Places come most populous first and are numbered from 0 in that order. Search keys are the
 folded forms (see `fold`) of every name and alternate name, sorted by code point so that the
 server can binary-search them as UTF-8 bytes without sorting anything at start-up. The server
-folds queries the same way (Sources/MeetCore/Places/SearchKey.swift): keep the two in step.
+folds queries the same way (Sources/MeetCore/Places/GazetteerKey.swift): keep the two in step.
 """
 import collections
 import csv

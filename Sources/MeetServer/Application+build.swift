@@ -14,23 +14,24 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     var logger = Logger(label: "meetupd")
     logger.logLevel = configuration.logLevel
+    let services = try AppServices(configuration)
+    let broker = makeStompBroker(configuration, accounts: services.accounts, logger: logger)
     return Application(
-        router: try buildRouter(configuration),
+        router: try buildRouter(configuration, services: services),
+        server: .http1WebSocket(configuration.webSocketEcho ? .echo() : .stomp(broker)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
+        services: configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? [],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
 }
 
 /// The services and every route, with the middlewares in front of them.
-func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppRequestContext> {
-    let database = try AppDatabase(dataDirectory: configuration.dataDirectory)
-    let localizer = try Localizer.bundled()
-    let accounts = AccountService(
-        database: database,
-        mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
-        localizer: localizer,
-        hasher: PasswordHasher(parameters: configuration.passwordHashing))
+func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = nil) throws -> Router<AppRequestContext> {
+    let services = try services ?? AppServices(configuration)
+    let database = services.database
+    let localizer = services.localizer
+    let accounts = services.accounts
 
     let router = Router(context: AppRequestContext.self)
     let routes = RouteTable()
@@ -52,4 +53,22 @@ func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppReque
 
     routes.load(from: router)
     return router
+}
+
+/// The long-lived services that REST and STOMP share: one database, one account service.
+struct AppServices {
+    let database: AppDatabase
+    let localizer: Localizer
+    let accounts: AccountService
+
+    init(_ configuration: ServerConfiguration) throws {
+        database = try AppDatabase(dataDirectory: configuration.dataDirectory)
+        localizer = try Localizer.bundled()
+        accounts = AccountService(
+            database: database,
+            mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
+            localizer: localizer,
+            hasher: PasswordHasher(parameters: configuration.passwordHashing),
+            now: configuration.now)
+    }
 }

@@ -9,7 +9,7 @@ import NIOCore
 final class PerMessageDeflate {
     /// Every compressed message ends with an empty stored block that the sender strips.
     private static let tail: [UInt8] = [0x00, 0x00, 0xFF, 0xFF]
-    /// Inflated output grows in steps of at most this much, checked against the cap each time.
+    /// Inflated output grows by at least this much at a time, checked against the cap each time.
     private static let inflateStep = 64 * 1024
 
     let parameters: PerMessageDeflateParameters
@@ -41,8 +41,8 @@ final class PerMessageDeflate {
 
     /// Inflates one frame's payload of a compressed message onto `output`.
     ///
-    /// Throws `messageTooBig` as soon as the message would inflate past `limit` bytes, having
-    /// produced at most one step beyond it: a compression bomb never gets to allocate.
+    /// Throws `messageTooBig` as soon as the message inflates past `limit` bytes; growth is
+    /// requested only up to `limit + 1`, so a compression bomb cannot make it allocate much more.
     func inflate(
         _ payload: ByteBuffer,
         isFinal: Bool,
@@ -80,7 +80,9 @@ final class PerMessageDeflate {
         while true {
             guard output.readableBytes <= limit else { throw WebSocketProtocolError.messageTooBig }
             if output.writableBytes == 0 {
-                output.reserveCapacity(minimumWritableBytes: min(Self.inflateStep, limit + 1 - output.readableBytes))
+                // Grow geometrically (copies stay linear overall), asking for no more than the cap + 1.
+                let step = max(Self.inflateStep, output.readableBytes)
+                output.reserveCapacity(minimumWritableBytes: min(step, limit + 1 - output.readableBytes))
             }
             let pending = input.readableBytes
             do {

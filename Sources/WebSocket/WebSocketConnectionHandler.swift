@@ -11,9 +11,6 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     typealias OutboundIn = WebSocketMessage
     typealias OutboundOut = ByteBuffer
 
-    /// Payloads up to this size are copied behind their header so that a frame is one write.
-    private static let coalescingLimit = 512
-
     private enum State {
         case open
         /// The server sent its close frame and waits for the peer's. `inputUsable` is false
@@ -23,10 +20,9 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     }
 
     private let configuration: WebSocketConfiguration
-    private let deflate: PerMessageDeflate?
     private var state = State.open
-    private var parser: WebSocketFrameParser
-    private var assembler: WebSocketMessageAssembler
+    private var decoder: WebSocketDecoder
+    private let encoder: WebSocketMessageEncoder
     /// Bytes of an incomplete frame, kept between reads.
     private var unparsed: ByteBuffer?
     private var keepAlive: WebSocketKeepAlive?
@@ -34,16 +30,13 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
 
     init(configuration: WebSocketConfiguration, perMessageDeflate: PerMessageDeflateParameters?) {
         self.configuration = configuration
-        if let perMessageDeflate, let deflateConfiguration = configuration.perMessageDeflate {
-            self.deflate = PerMessageDeflate(parameters: perMessageDeflate, configuration: deflateConfiguration)
-        } else {
-            self.deflate = nil
+        // Each direction has its own zlib stream.
+        let deflate = { () -> PerMessageDeflate? in
+            guard let perMessageDeflate, let settings = configuration.perMessageDeflate else { return nil }
+            return PerMessageDeflate(parameters: perMessageDeflate, configuration: settings)
         }
-        self.parser = WebSocketFrameParser(
-            maximumPayloadLength: configuration.maximumMessageSize,
-            allowsCompressedMessages: perMessageDeflate != nil
-        )
-        self.assembler = WebSocketMessageAssembler(maximumMessageLength: configuration.maximumMessageSize)
+        self.decoder = WebSocketDecoder(maximumMessageSize: configuration.maximumMessageSize, deflate: deflate())
+        self.encoder = WebSocketMessageEncoder(deflate: deflate())
         self.keepAlive = configuration.idlePingInterval.map {
             WebSocketKeepAlive(interval: $0, deadPeerTimeout: configuration.deadPeerTimeout)
         }
@@ -68,23 +61,28 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             earlier.writeImmutableBuffer(bytes)
             bytes = earlier
         }
-        var framingIntact = true
         do {
-            while self.isReading {
-                framingIntact = false
-                guard let frame = try self.parser.nextFrame(from: &bytes) else { break }
-                framingIntact = true
-                try self.handle(frame, context: context)
+            while self.isReading, let event = try self.decoder.next(from: &bytes) {
+                try self.handle(event, context: context)
             }
         } catch {
-            self.fail(error, inputUsable: framingIntact, context: context)
+            self.fail(error, inputUsable: self.decoder.framingIntact, context: context)
             return
         }
         guard self.isReading, bytes.readableBytes > 0 else { return }
         bytes.discardReadBytes()
-        let missing = self.parser.pendingPayloadLength - bytes.readableBytes
+        let missing = self.decoder.pendingPayloadLength - bytes.readableBytes
         if missing > 0 { bytes.reserveCapacity(minimumWritableBytes: missing) }
         self.unparsed = bytes
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            // The peer will send nothing more, not even a close frame: waiting is pointless.
+            self.finish(context: context)
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -99,21 +97,19 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    private func handle(_ frame: WebSocketFrame, context: ChannelHandlerContext) throws(WebSocketProtocolError) {
-        switch frame.opcode {
-        case .ping:
+    private func handle(_ event: WebSocketDecoder.Event, context: ChannelHandlerContext) throws(WebSocketProtocolError) {
+        switch event {
+        case .ping(let payload):
             guard case .open = self.state else { return }
-            self.send(WebSocketFrame(opcode: .pong, payload: frame.payload), context: context, promise: nil)
+            self.send(WebSocketFrame(opcode: .pong, payload: payload), context: context, promise: nil)
             context.flush()
         case .pong:
             return  // unsolicited or not, any traffic already counts as a sign of life
-        case .close:
-            try self.receivedClose(frame.payload, context: context)
-        case .text, .binary, .continuation:
+        case .close(let payload):
+            try self.receivedClose(payload, context: context)
+        case .message(let message):
             guard case .open = self.state else { return }  // data after our close frame is dropped
-            if let message = try self.assembler.append(frame, deflate: self.deflate) {
-                context.fireChannelRead(Self.wrapInboundOut(message))
-            }
+            context.fireChannelRead(Self.wrapInboundOut(message))
         }
     }
 
@@ -121,8 +117,8 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         switch self.state {
         case .open:
             let closed = try WebSocketClosePayload.parse(payload)
-            // Echo the peer's code (an empty close for an empty one), then drop TCP.
-            let echo = closed.code == .noStatusReceived ? ByteBuffer() : WebSocketClosePayload.make(code: closed.code, reason: "")
+            // Echo the peer's close (an empty one for an empty one), then drop TCP.
+            let echo = closed.code == .noStatusReceived ? ByteBuffer() : payload
             self.state = .closed
             self.stopTimers()
             context.fireUserInboundEventTriggered(closed)
@@ -146,20 +142,12 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             promise?.fail(ChannelError.outputClosed)
             return
         }
-        let message = Self.unwrapOutboundIn(data)
-        var frame = WebSocketFrame(opcode: message.kind == .text ? .text : .binary, payload: message.data)
-        if let deflate {
-            do {
-                if let compressed = try deflate.compress(message.data, allocator: context.channel.allocator) {
-                    frame.payload = compressed
-                    frame.rsv1 = true
-                }
-            } catch {
-                promise?.fail(error)
-                return
-            }
+        do {
+            let (header, payload) = try self.encoder.encode(Self.unwrapOutboundIn(data), allocator: context.channel.allocator)
+            self.write(header: header, payload: payload, context: context, promise: promise)
+        } catch {
+            promise?.fail(error)
         }
-        self.send(frame, context: context, promise: promise)
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
@@ -273,21 +261,20 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     // MARK: Writing frames
 
     private func send(_ frame: WebSocketFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        let length = frame.payload.readableBytes
-        guard length > Self.coalescingLimit else {
-            context.write(Self.wrapOutboundOut(self.frameBytes(frame, context: context)), promise: promise)
+        context.write(Self.wrapOutboundOut(self.frameBytes(frame, context: context)), promise: promise)
+    }
+
+    /// Small payloads go behind their header (one write); large ones are written as they
+    /// are, without a copy.
+    private func write(header: ByteBuffer, payload: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard payload.readableBytes > WebSocketMessageEncoder.coalescingLimit else {
+            var frame = header
+            frame.writeImmutableBuffer(payload)
+            context.write(Self.wrapOutboundOut(frame), promise: promise)
             return
         }
-        var header = context.channel.allocator.buffer(capacity: WebSocketFrame.maximumServerHeaderSize)
-        WebSocketFrame.writeServerHeader(
-            fin: frame.fin,
-            rsv1: frame.rsv1,
-            opcode: frame.opcode,
-            length: length,
-            into: &header
-        )
         context.write(Self.wrapOutboundOut(header), promise: nil)
-        context.write(Self.wrapOutboundOut(frame.payload), promise: promise)
+        context.write(Self.wrapOutboundOut(payload), promise: promise)
     }
 
     private func frameBytes(_ frame: WebSocketFrame, context: ChannelHandlerContext) -> ByteBuffer {

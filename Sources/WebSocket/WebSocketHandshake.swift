@@ -40,6 +40,9 @@ struct WebSocketHandshake: Sendable {
             throw WebSocketUpgradeRefusal(status: .badRequest, reason: "WebSocket needs HTTP/1.1")
         }
         let headers = head.headers
+        guard headers.contains(name: "host") else {
+            throw WebSocketUpgradeRefusal(status: .badRequest, reason: "Host is required")
+        }
         guard headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" }) else {
             throw WebSocketUpgradeRefusal(status: .badRequest, reason: "Upgrade must be websocket")
         }

@@ -1,9 +1,9 @@
 /// Why the server fails a WebSocket connection, and the close code it sends for it.
-struct WebSocketProtocolError: Error, Hashable, Sendable {
+@_spi(Tooling) public struct WebSocketProtocolError: Error, Hashable, Sendable {
     /// The code sent in the server's close frame.
-    var code: WebSocketCloseCode
+    public var code: WebSocketCloseCode
     /// The reason sent in the close frame: short, for the peer's developer.
-    var reason: String
+    public var reason: String
 
     static func protocolError(_ reason: String) -> Self { Self(code: .protocolError, reason: reason) }
     static let invalidUTF8 = Self(code: .invalidFramePayloadData, reason: "invalid UTF-8 in text")

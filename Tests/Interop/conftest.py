@@ -50,7 +50,7 @@ class Server:
         return f"ws://127.0.0.1:{self.port}/ws"
 
     def request(self, method: str, path: str, body=None, token: str | None = None):
-        """Sends a JSON request; returns (status, headers, parsed JSON body, other bodies as text, or None)."""
+        """Sends a JSON request; returns (status, headers, body): JSON bodies parsed, others as text."""
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.base + path, data=data, method=method)
         if data is not None:
@@ -62,8 +62,10 @@ class Server:
                 status, headers, raw = resp.status, resp.headers, resp.read()
         except urllib.error.HTTPError as err:
             status, headers, raw = err.code, err.headers, err.read()
+        if not raw:
+            return status, headers, None
         is_json = "json" in (headers.get("Content-Type") or "")
-        return status, headers, (json.loads(raw) if raw and is_json else raw.decode(errors="replace") or None)
+        return status, headers, (json.loads(raw) if is_json else raw.decode())
 
     def mailed_token(self, email: str, action: str) -> str:
         """The token in the newest mail to `email` whose link is for `action` (confirm, reset)."""

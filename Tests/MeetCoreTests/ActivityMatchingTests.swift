@@ -40,11 +40,11 @@ import Testing
     }
 
     @Test func editDistanceCountsSwapsAsOneEdit() {
-        #expect(editDistance(Array("hiking"), Array("hiking")) == 0)
-        #expect(editDistance(Array("hkiing"), Array("hiking")) == 1)
-        #expect(editDistance(Array(""), Array("abc")) == 3)
-        #expect(editDistance(Array("kitten"), Array("sitting")) == 3)
-        #expect(prefixEditDistance(Array("hikng"), Array("hiking")) == 1)
+        #expect(editDistance(Array("hiking".unicodeScalars), Array("hiking".unicodeScalars)) == 0)
+        #expect(editDistance(Array("hkiing".unicodeScalars), Array("hiking".unicodeScalars)) == 1)
+        #expect(editDistance(Array("".unicodeScalars), Array("abc".unicodeScalars)) == 3)
+        #expect(editDistance(Array("kitten".unicodeScalars), Array("sitting".unicodeScalars)) == 3)
+        #expect(prefixEditDistance(Array("hikng".unicodeScalars), Array("hiking".unicodeScalars)) == 1)
     }
 }
 

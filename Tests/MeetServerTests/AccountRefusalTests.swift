@@ -124,6 +124,9 @@ struct AccountRefusalTests {
             #expect(throttled.string("code") == "auth.tooManyAttempts")
             let retryAfter = try #require(throttled.headers[.retryAfter].flatMap { Int($0) })
             #expect(retryAfter > 0 && retryAfter <= 15 * 60)
+            let inUkrainian = try await server.send(
+                .post, "/api/v1/auth/login", json: ["email": user.email, "password": user.password], headers: [.acceptLanguage: "uk"])
+            #expect(inUkrainian.string("detail")?.hasPrefix("Спробуйте знову через ") == true)
             // Another account from the same address is not locked by this one's failures.
             let other = try await server.signedInUser()
             #expect(try await server.send(.get, "/api/v1/me", token: other.token).status == 200)

@@ -1,6 +1,6 @@
 import NIOCore
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 @Suite struct ClosePayloadTests {
     static let validCodes: [UInt16] = [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 3999, 4000, 4999]

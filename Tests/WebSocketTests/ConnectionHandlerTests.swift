@@ -2,7 +2,7 @@ import NIOCore
 import NIOConcurrencyHelpers
 import NIOEmbedded
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 /// Echoes every message and records what the WebSocket layer tells the application.
 final class EchoHandler: ChannelInboundHandler {
@@ -218,6 +218,14 @@ final class Connection {
         let connection = try Connection()
         connection.channel.pipeline.fireChannelInactive()
         #expect(connection.echo.closedEvents.map(\.code) == [.abnormalClosure])
+    }
+
+    @Test func halfClosedPeerEndsTheCloseWait() throws {
+        let connection = try Connection()
+        connection.channel.pipeline.triggerUserOutboundEvent(WebSocketCloseRequest(code: .policyViolation), promise: nil)
+        connection.channel.pipeline.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        #expect(!connection.isOpen)
+        #expect(connection.echo.closedEvents.map(\.code) == [.policyViolation])
     }
 
     @Test func writabilityReachesTheApplication() throws {

@@ -1,6 +1,6 @@
 import NIOCore
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 @Suite struct FrameParserTests {
     static let maximum = 1 << 20

@@ -1,7 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 @Suite struct HandshakeTests {
     static func request(_ extra: [(String, String)] = [], dropping: Set<String> = []) -> HTTPRequestHead {
@@ -61,10 +61,11 @@ import Testing
         #expect(self.refusal(Self.request([("Sec-WebSocket-Key", key)]))?.status == .badRequest)
     }
 
-    @Test func missingUpgradeOrConnectionTokenGets400() {
+    @Test func missingUpgradeConnectionKeyOrHostGets400() {
         #expect(self.refusal(Self.request([("Upgrade", "h2c")]))?.status == .badRequest)
         #expect(self.refusal(Self.request([("Connection", "keep-alive")]))?.status == .badRequest)
         #expect(self.refusal(Self.request(dropping: ["Sec-WebSocket-Key"]))?.status == .badRequest)
+        #expect(self.refusal(Self.request(dropping: ["Host"]))?.status == .badRequest)
     }
 
     @Test func nonGetAndHTTP10AreRefused() {

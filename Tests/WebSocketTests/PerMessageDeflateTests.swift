@@ -1,6 +1,6 @@
 import NIOCore
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 @Suite struct PerMessageDeflateNegotiationTests {
     func negotiate(_ header: String, _ configuration: PerMessageDeflateConfiguration = .init()) -> String? {

@@ -1,5 +1,5 @@
 import NIOCore
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 /// Builds frames the way a client sends them (masked unless told otherwise).
 struct ClientFrame {

@@ -1,5 +1,5 @@
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 @Suite struct UTF8ValidatorTests {
     func isValid(_ bytes: [UInt8]) -> Bool {

@@ -2,7 +2,7 @@ import NIOCore
 import NIOEmbedded
 import NIOHTTP1
 import Testing
-@testable import WebSocket
+@_spi(Tooling) @testable import WebSocket
 
 /// Echoes messages back; made inside the upgrade closure so nothing non-Sendable is shared.
 final class PlainEcho: ChannelInboundHandler {

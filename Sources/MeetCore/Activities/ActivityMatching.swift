@@ -20,19 +20,19 @@ enum ActivityMatching {
         // "Cross-country skiing".
         let tails = name.words.map { name.text[$0.startIndex...] }
         if tails.contains(where: { $0.hasPrefix(typed) }) { return wordPrefix }
-        let typedCharacters = Array(typed)
+        let typedScalars = Array(typed.unicodeScalars)
         // Three letters leave too little to tell a typo from another word.
-        guard typedCharacters.count >= 4 else { return nil }
-        let allowedEdits = typedCharacters.count >= 6 ? 2 : 1
-        let edits = tails.map { prefixEditDistance(typedCharacters, Array($0)) }.min() ?? .max
+        guard typedScalars.count >= 4 else { return nil }
+        let allowedEdits = typedScalars.count >= 6 ? 2 : 1
+        let edits = tails.map { prefixEditDistance(typedScalars, Array($0.unicodeScalars)) }.min() ?? .max
         return edits <= allowedEdits ? typo + edits : nil
     }
 
     /// Whether a proposed name is the same activity as an existing name, give or take a typo:
     /// none allowed below five letters, one below ten, two from there.
     static func isNearDuplicate(_ proposed: SearchKey, of existing: SearchKey) -> Bool {
-        let a = Array(proposed.compact)
-        let b = Array(existing.compact)
+        let a = Array(proposed.compact.unicodeScalars)
+        let b = Array(existing.compact.unicodeScalars)
         let allowedEdits = min(a.count, b.count) < 5 ? 0 : min(a.count, b.count) < 10 ? 1 : 2
         return abs(a.count - b.count) <= allowedEdits && editDistance(a, b) <= allowedEdits
     }

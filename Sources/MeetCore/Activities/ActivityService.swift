@@ -22,24 +22,24 @@ public struct ActivityService: Sendable {
     /// also with a typo or two, best match first and, among equals, the most used first.
     /// Names are given in `language`.
     public func suggestions(matching query: String, language: String, limit: Int) async throws -> [ActivitySuggestion] {
-        guard Self.suggestionLimit.contains(limit) else {
-            throw MeetError("search.invalid", status: 400, fieldProblems: [
-                .init(field: "limit", code: "field.outOfRange", arguments: [
-                    "minimum": String(Self.suggestionLimit.lowerBound), "maximum": String(Self.suggestionLimit.upperBound),
-                ]),
-            ])
-        }
+        guard Self.suggestionLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.suggestionLimit) }
         let key = SearchKey(query)
         let (activities, popularity) = try await database.pool.read { db in
             (try Activity.fetchAll(db), try Self.popularity(db))
         }
-        let ranked = activities.compactMap { activity in
-            ActivityMatching.rank(of: activity, for: key).map { (activity: activity, rank: $0, uses: popularity[activity.id] ?? 0) }
-        }
-        return ranked
-            .sorted { ($0.rank, -$0.uses, $0.activity.name(in: language)) < ($1.rank, -$1.uses, $1.activity.name(in: language)) }
+        return activities
+            .compactMap { activity in
+                ActivityMatching.rank(of: activity, for: key).map { rank in
+                    let suggestion = ActivitySuggestion(
+                        id: activity.id, name: activity.name(in: language), popularity: popularity[activity.id] ?? 0)
+                    return (rank: rank, suggestion: suggestion)
+                }
+            }
+            .sorted {
+                ($0.rank, -$0.suggestion.popularity, $0.suggestion.name) < ($1.rank, -$1.suggestion.popularity, $1.suggestion.name)
+            }
             .prefix(limit)
-            .map { ActivitySuggestion(id: $0.activity.id, name: $0.activity.name(in: language), popularity: $0.uses) }
+            .map(\.suggestion)
     }
 
     /// Adds an activity under the name a user typed, unless it is (give or take a typo) the
@@ -54,7 +54,7 @@ public struct ActivityService: Sendable {
             }
             let isUkrainian = name.unicodeScalars.contains { (0x0400...0x04FF).contains($0.value) }
             let activity = Activity(
-                id: UUID().uuidString.lowercased(), nameEn: isUkrainian ? nil : name, nameUk: isUkrainian ? name : nil,
+                id: RandomToken.id(), nameEn: isUkrainian ? nil : name, nameUk: isUkrainian ? name : nil,
                 proposedBy: userId, createdAt: Date())
             try activity.insert(db)
             return (ActivitySuggestion(id: activity.id, name: activity.name(in: language), popularity: 0), true)

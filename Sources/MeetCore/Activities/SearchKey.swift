@@ -33,7 +33,9 @@ struct SearchKey: Equatable {
 
 /// Optimal string alignment distance (Damerau–Levenshtein without repeated edits of a
 /// substring): insertions, deletions, substitutions and swaps of neighbours count one each.
-func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+/// Works on Unicode scalars: keys are folded, so a scalar is a letter, and comparing scalars
+/// is much cheaper than comparing `Character`s.
+func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar]) -> Int {
     if a.isEmpty { return b.count }
     if b.isEmpty { return a.count }
     var beforePrevious = [Int](repeating: 0, count: b.count + 1)
@@ -56,7 +58,7 @@ func editDistance(_ a: [Character], _ b: [Character]) -> Int {
 /// How far `typed` is from being the start of `word`: the smallest edit distance between it
 /// and a prefix of `word` one character shorter, as long, or one longer ("hikng" is one edit
 /// from "hiking").
-func prefixEditDistance(_ typed: [Character], _ word: [Character]) -> Int {
+func prefixEditDistance(_ typed: [Unicode.Scalar], _ word: [Unicode.Scalar]) -> Int {
     var best = Int.max
     for length in max(0, typed.count - 1)...(typed.count + 1) where length <= word.count {
         best = min(best, editDistance(typed, Array(word.prefix(length))))

@@ -27,50 +27,15 @@ struct Gazetteer: Sendable {
     /// - Throws: `CocoaError` when the file cannot be read, `GazetteerFileError` when a
     ///   line does not parse.
     init(contentsOf path: String) throws {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        var countries: [String: String] = [:]
-        var regions: [String: String] = [:]
-        var towns: [Town] = []
-        var names = GazetteerNames()
-        var lineNumber = 0
-        for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
-            lineNumber += 1
-            guard line.first != UInt8(ascii: "#") else { continue }
-            let fields = line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false)
-            func text(_ index: Int) -> String { String(decoding: fields[index], as: UTF8.self) }
-            guard fields[0].count == 1, let kind = fields[0].first else {
-                throw GazetteerFileError(path: path, line: lineNumber)
-            }
-            switch (kind, fields.count) {
-            case (UInt8(ascii: "C"), 3):
-                countries[text(1)] = text(2)
-            case (UInt8(ascii: "R"), 3):
-                regions[text(1)] = text(2)
-            case (UInt8(ascii: "P"), 9):
-                guard let lat = Double(text(3)), let lon = Double(text(4)), let population = Int(text(7)) else {
-                    throw GazetteerFileError(path: path, line: lineNumber)
-                }
-                let countryCode = text(5)
-                towns.append(Town(
-                    name: text(2), coordinate: Coordinate(lat: lat, lon: lon), countryCode: countryCode,
-                    region: regions[countryCode + "." + text(6)], population: population, timeZone: text(8)))
-            case (UInt8(ascii: "K"), 3):
-                let numbers = fields[2].split(separator: UInt8(ascii: ",")).compactMap {
-                    Int32(String(decoding: $0, as: UTF8.self))
-                }
-                guard !numbers.isEmpty, numbers.allSatisfy({ Int($0) < towns.count }) else {
-                    throw GazetteerFileError(path: path, line: lineNumber)
-                }
-                names.append(key: fields[1], towns: numbers)
-            default:
-                throw GazetteerFileError(path: path, line: lineNumber)
-            }
+        var file = GazetteerFile(path: path)
+        try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes { raw in
+            try file.read(raw.bindMemory(to: UInt8.self))
         }
-        self.towns = towns
-        self.countries = countries
-        self.names = names
-        typos = TypoIndex(names: names)
-        grid = SpatialGrid(points: towns.map(\.coordinate))
+        towns = file.towns
+        countries = file.countries
+        names = file.names
+        typos = TypoIndex(names: file.names)
+        grid = SpatialGrid(points: file.towns.map(\.coordinate))
     }
 
     /// People per km² assumed when estimating how far a town reaches from its centre.
@@ -91,6 +56,87 @@ struct Gazetteer: Sendable {
             .filter { $0.distanceKm <= Self.urbanRadiusKm(population: towns[$0.number].population) }
             .map(\.number)
             .min()
+    }
+}
+
+/// Reads the lines of a gazetteer file straight from its bytes: there are 290,000 of them,
+/// and the server should not wait long for the first place it looks up.
+private struct GazetteerFile {
+    let path: String
+    var countries: [String: String] = [:]
+    var regions: [String: String] = [:]
+    var towns: [Gazetteer.Town] = []
+    var names = GazetteerNames()
+
+    init(path: String) {
+        self.path = path
+    }
+
+    mutating func read(_ bytes: UnsafeBufferPointer<UInt8>) throws {
+        var fields: [Range<Int>] = []
+        var lineStart = 0, lineNumber = 0
+        while lineStart < bytes.count {
+            lineNumber += 1
+            fields.removeAll(keepingCapacity: true)
+            var end = lineStart, fieldStart = lineStart
+            while end < bytes.count && bytes[end] != UInt8(ascii: "\n") {
+                if bytes[end] == UInt8(ascii: "\t") {
+                    fields.append(fieldStart..<end)
+                    fieldStart = end + 1
+                }
+                end += 1
+            }
+            fields.append(fieldStart..<end)
+            defer { lineStart = end + 1 }
+            if end == lineStart || bytes[lineStart] == UInt8(ascii: "#") { continue }
+            guard readLine(bytes, fields) else { throw GazetteerFileError(path: path, line: lineNumber) }
+        }
+    }
+
+    /// Takes in one line split into `fields`; false when it is not a gazetteer line.
+    private mutating func readLine(_ bytes: UnsafeBufferPointer<UInt8>, _ fields: [Range<Int>]) -> Bool {
+        func text(_ index: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[fields[index]]), as: UTF8.self)
+        }
+        guard fields[0].count == 1 else { return false }
+        switch (bytes[fields[0].lowerBound], fields.count) {
+        case (UInt8(ascii: "C"), 3):
+            countries[text(1)] = text(2)
+        case (UInt8(ascii: "R"), 3):
+            regions[text(1)] = text(2)
+        case (UInt8(ascii: "P"), 9):
+            guard let lat = Double(text(3)), let lon = Double(text(4)), let population = Int(text(7)) else { return false }
+            let countryCode = text(5)
+            towns.append(Gazetteer.Town(
+                name: text(2), coordinate: Coordinate(lat: lat, lon: lon), countryCode: countryCode,
+                region: regions[countryCode + "." + text(6)], population: population, timeZone: text(8)))
+        case (UInt8(ascii: "K"), 3):
+            guard let numbers = Self.townNumbers(bytes, fields[2], below: towns.count) else { return false }
+            names.append(key: UnsafeBufferPointer(rebasing: bytes[fields[1]]), towns: numbers)
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// The comma-separated town numbers in `bytes[range]`, if each is a known town.
+    private static func townNumbers(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, below limit: Int) -> [Int32]? {
+        var numbers: [Int32] = []
+        var value = 0, digits = 0
+        for index in range.lowerBound...range.upperBound {
+            let byte = index < range.upperBound ? bytes[index] : UInt8(ascii: ",")
+            if byte == UInt8(ascii: ",") {
+                guard digits > 0, value < limit else { return nil }
+                numbers.append(Int32(value))
+                value = 0
+                digits = 0
+            } else {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte), digits < 9 else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                digits += 1
+            }
+        }
+        return numbers
     }
 }
 

@@ -24,16 +24,26 @@ public final class GazetteerGeocoder: Geocoder {
     public static func bundled() async throws -> GazetteerGeocoder {
         let load = bundledLoad.withLock { load in
             if let load { return load }
-            let started = Task {
-                guard let url = Bundle.module.url(forResource: "gazetteer", withExtension: "tsv") else {
-                    throw CocoaError(.fileNoSuchFile)
-                }
-                return try GazetteerGeocoder(contentsOf: url.path)
-            }
+            let started = Task { try await loadOffThePool() }
             load = started
             return started
         }
         return try await load.value
+    }
+
+    /// Reads the bundled file on a Dispatch thread: it takes seconds in a debug build, which
+    /// would starve the few threads that run every task of the process.
+    private static func loadOffThePool() async throws -> GazetteerGeocoder {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result {
+                    guard let url = Bundle.module.url(forResource: "gazetteer", withExtension: "tsv") else {
+                        throw CocoaError(.fileNoSuchFile)
+                    }
+                    return try GazetteerGeocoder(contentsOf: url.path)
+                })
+            }
+        }
     }
 
     private static let bundledLoad = Mutex<Task<GazetteerGeocoder, any Error>?>(nil)
@@ -72,12 +82,12 @@ public final class GazetteerGeocoder: Geocoder {
     /// Keeps the towns whose country or region every qualifier names ("Paris, Texas"),
     /// unless that would keep none: a qualifier may be in a language the gazetteer lacks.
     private func narrowed(_ towns: [Int32], by qualifiers: ArraySlice<String>) -> [Int32] {
-        let keys = qualifiers.map(SearchKey.fold).filter { !$0.isEmpty }
+        let keys = qualifiers.map(GazetteerKey.fold).filter { !$0.isEmpty }
         guard !keys.isEmpty else { return towns }
         let kept = towns.filter { number in
             let town = gazetteer.towns[Int(number)]
             let names = [town.countryCode, gazetteer.countries[town.countryCode] ?? "", town.region ?? ""]
-                .map(SearchKey.fold)
+                .map(GazetteerKey.fold)
             return keys.allSatisfy { key in names.contains { $0.hasPrefix(key) } }
         }
         return kept.isEmpty ? towns : kept

@@ -1,4 +1,4 @@
-/// The gazetteer's search keys (folded names, see ``SearchKey``) in UTF-8 byte order, each
+/// The gazetteer's search keys (folded names, see ``GazetteerKey``) in UTF-8 byte order, each
 /// with the numbers of the towns it names, kept in a few flat arrays so that loading it
 /// allocates no object per name.
 struct GazetteerNames: Sendable {
@@ -18,6 +18,13 @@ struct GazetteerNames: Sendable {
         keyStarts.append(Int32(bytes.count))
         townNumbers.append(contentsOf: towns)
         townStarts.append(Int32(townNumbers.count))
+    }
+
+    /// All key bytes and the offsets of each key in them, for building indexes quickly.
+    func withKeyBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Int32>) throws -> Result) rethrows -> Result {
+        try bytes.withUnsafeBufferPointer { bytes in
+            try keyStarts.withUnsafeBufferPointer { starts in try body(bytes, starts) }
+        }
     }
 
     func key(_ index: Int) -> ArraySlice<UInt8> {

@@ -15,7 +15,7 @@ struct GazetteerSearch {
 
     /// The best penalty of each town `name` may mean.
     func penalties(for name: String) -> [Int32: Double] {
-        let key = SearchKey.fold(name)
+        let key = GazetteerKey.fold(name)
         let bytes = Array(key.utf8), scalars = Array(key.unicodeScalars)
         guard !scalars.isEmpty else { return [:] }
         var penalties: [Int32: Double] = [:]
@@ -36,7 +36,8 @@ struct GazetteerSearch {
         if edits > 0 {
             for index in gazetteer.typos.candidates(for: scalars, edits: edits) {
                 let candidate = Array(String(decoding: gazetteer.names.key(index), as: UTF8.self).unicodeScalars)
-                if let distance = SearchKey.editDistance(scalars, candidate, limit: edits), distance > 0 {
+                let distance = editDistance(scalars, candidate)
+                if distance > 0 && distance <= edits {
                     add(key: index, penalty: Self.typoPenalty * Double(distance))
                 }
             }

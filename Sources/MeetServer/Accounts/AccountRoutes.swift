@@ -20,10 +20,7 @@ func addAccountRoutes(to api: RouterGroup<AppRequestContext>, accounts: AccountS
         return LoginBody(accessToken: session.accessToken, expiresAt: session.expiresAt, user: AccountBody(session.user))
     }
     api.post("auth/logout") { _, context in
-        _ = try context.requireUser()
-        if let authentication = context.authentication {
-            try await accounts.logout(authentication)
-        }
+        try await accounts.logout(try context.requireAuthentication())
         return HTTPResponse.Status.noContent
     }
     api.post("auth/password/forgot") { request, context in

@@ -13,8 +13,11 @@ func addFriendRoutes(to api: RouterGroup<AppRequestContext>, friends: FriendServ
     }
     api.get("friends/suggestions") { request, context in
         let me = try context.requireUser()
-        let limit = try QueryParameters.integer(request.uri.queryParameters, "limit", in: 1...FriendService.maxSuggestions)
-        return SuggestionsBody(suggestions: try await friends.suggestions(for: me, limit: limit ?? 20))
+        var parameters = QueryParameters(request)
+        let limit = parameters.number("limit", 20) ?? 20
+        try parameters.check()
+        try checkLimit(limit, max: FriendService.maxSuggestions)
+        return SuggestionsBody(suggestions: try await friends.suggestions(for: me, limit: limit))
     }
     api.get("friends/requests") { _, context in
         RequestsBody(try await friends.requests(of: try context.requireUser()))

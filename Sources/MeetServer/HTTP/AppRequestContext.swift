@@ -23,7 +23,12 @@ public struct AppRequestContext: RequestContext {
 
     /// The id of the signed-in user, or a 401 problem.
     public func requireUser() throws -> String {
-        if let userID { return userID }
+        try requireAuthentication().userID
+    }
+
+    /// The checked bearer token, or a 401 problem saying whether one was missing or refused.
+    func requireAuthentication() throws -> AccountService.Authentication {
+        if let authentication { return authentication }
         throw MeetError(presentedInvalidCredentials ? "auth.invalidToken" : "auth.required", status: 401,
                         headers: ["WWW-Authenticate": "Bearer"])
     }

@@ -6,15 +6,17 @@ import MeetCore
 func addPlaceRoutes(to api: RouterGroup<AppRequestContext>, geocoder: any Geocoder) {
     api.get("places/search") { request, context in
         _ = try context.requireUser()
-        let parameters = request.uri.queryParameters
-        let limit = try QueryParameters.integer(parameters, "limit", in: 1...GeocoderQuery.maxLimit) ?? 10
-        let position = try QueryParameters.position(parameters, required: false)
-        let places = try await geocoder.search(parameters["q"].map(String.init) ?? "", near: position, limit: limit)
+        var parameters = QueryParameters(request)
+        let limit = parameters.number("limit", 10) ?? 10
+        let position = try position(&parameters, required: false)
+        try checkLimit(limit, max: GeocoderQuery.maxLimit)
+        let places = try await geocoder.search(parameters.string("q") ?? "", near: position, limit: limit)
         return PlacesBody(places: places)
     }
     api.get("places/reverse") { request, context in
         _ = try context.requireUser()
-        guard let position = try QueryParameters.position(request.uri.queryParameters, required: true),
+        var parameters = QueryParameters(request)
+        guard let position = try position(&parameters, required: true),
               let place = try await geocoder.reverse(lat: position.lat, lon: position.lon)
         else { throw MeetError("places.notFound", status: 404) }
         return PlaceBody(place: place)
@@ -34,35 +36,19 @@ struct PlaceBody: ResponseEncodable {
     }
 }
 
-/// Reading numbers out of a query string, with a field problem for each bad one.
-enum QueryParameters {
-    /// The integer `name`, if given.
-    /// - Throws: 422 `request.invalidFields` when it is not an integer within `range`.
-    static func integer(_ parameters: Parameters, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = parameters[name[...]] else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw MeetError.invalidField(name, "field.outOfRange",
-                                         arguments: ["min": String(range.lowerBound), "max": String(range.upperBound)])
-        }
-        return value
-    }
+/// `lat` and `lon` from the query: both or (unless `required`) neither.
+/// - Throws: 400 `search.invalid` naming a missing or unreadable one, or 422
+///   `places.invalidCoordinate` for one out of range.
+private func position(_ parameters: inout QueryParameters, required: Bool) throws -> Coordinate? {
+    guard required || parameters.string("lat") != nil || parameters.string("lon") != nil else { return nil }
+    let lat: Double? = parameters.number("lat"), lon: Double? = parameters.number("lon")
+    try parameters.check()
+    return try Coordinate(validatingLat: lat ?? .nan, lon: lon ?? .nan)
+}
 
-    /// `lat` and `lon`, both or neither (unless `required`).
-    /// - Throws: 422 naming the missing or unreadable one, or `places.invalidCoordinate`.
-    static func position(_ parameters: Parameters, required: Bool) throws -> Coordinate? {
-        let lat = parameters["lat"], lon = parameters["lon"]
-        if lat == nil && lon == nil && !required { return nil }
-        var problems: [MeetError.FieldProblem] = []
-        for (name, text) in [("lat", lat), ("lon", lon)] {
-            if text == nil {
-                problems.append(.init(field: name, code: "field.required"))
-            } else if Double(text!) == nil {
-                problems.append(.init(field: name, code: "field.invalid"))
-            }
-        }
-        guard problems.isEmpty, let lat = lat.flatMap({ Double($0) }), let lon = lon.flatMap({ Double($0) }) else {
-            throw MeetError.invalidFields(problems)
-        }
-        return try Coordinate(validatingLat: lat, lon: lon)
+/// 422 unless `limit` is between 1 and `max`.
+func checkLimit(_ limit: Int, max: Int) throws {
+    guard (1...max).contains(limit) else {
+        throw MeetError.invalidField("limit", "field.outOfRange", arguments: ["min": "1", "max": String(max)])
     }
 }

@@ -5,8 +5,9 @@ import Foundation
 /// "Ivano-Frankivsk" = "ivano frankivsk".
 ///
 /// `Resources/Gazetteer/build_gazetteer.py` folds the gazetteer's names the same way (its
-/// `fold`); the two must stay in step.
-enum SearchKey {
+/// `fold`); the two must stay in step. (Activities' ``SearchKey`` folds with Foundation
+/// instead; it has no file built elsewhere to agree with.)
+enum GazetteerKey {
     private static let apostrophes: Set<Unicode.Scalar> = ["'", "\u{2018}", "\u{2019}", "\u{02BC}", "`"]
 
     /// Compatibility-decomposes, drops combining marks and apostrophes, lowercases, and
@@ -43,31 +44,5 @@ enum SearchKey {
         default:
             return false
         }
-    }
-
-    /// Optimal string alignment distance (insertions, deletions, substitutions and swaps of
-    /// neighbours), or `nil` as soon as it must exceed `limit`.
-    static func editDistance(_ a: [Unicode.Scalar], _ b: [Unicode.Scalar], limit: Int) -> Int? {
-        guard abs(a.count - b.count) <= limit else { return nil }
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var beforePrevious = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            var rowMinimum = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                var best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
-                    best = min(best, beforePrevious[j - 2] + 1)
-                }
-                current[j] = best
-                rowMinimum = min(rowMinimum, best)
-            }
-            if rowMinimum > limit { return nil }
-            (beforePrevious, previous, current) = (previous, current, beforePrevious)
-        }
-        return previous[b.count] <= limit ? previous[b.count] : nil
     }
 }

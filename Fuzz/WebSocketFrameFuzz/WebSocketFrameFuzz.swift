@@ -1,0 +1,42 @@
+import FuzzDriver
+import NIOCore
+@_spi(Tooling) import WebSocket
+
+/// libFuzzer entry point: feeds arbitrary bytes to the WebSocket frame decoder.
+///
+/// The first byte picks the options (bit 0: permessage-deflate on) and the size of the reads
+/// the rest is cut into (bits 1-7), so splits and compression are explored too. Decoding
+/// errors are the expected outcome for most inputs; crashes, hangs and sanitizer reports are
+/// what the fuzzer looks for.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzWebSocketDecoder(_ start: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    let input = UnsafeBufferPointer(start: start, count: count)
+    guard let options = input.first else { return 0 }
+    var decoder = WebSocketDecoder(maximumMessageSize: 1 << 16, perMessageDeflate: options & 1 != 0)
+    let readSize = Int(options >> 1) + 1
+    var buffer = ByteBuffer()
+    var rest = input.dropFirst()
+    while !rest.isEmpty {
+        buffer.writeBytes(rest.prefix(readSize))
+        rest = rest.dropFirst(readSize)
+        do {
+            while let event = try decoder.next(from: &buffer) {
+                if case .message(let message) = event, message.kind == .text {
+                    // A text message that got through must be UTF-8 by the standard library's
+                    // independent reckoning too.
+                    precondition(String(validating: message.data.readableBytesView, as: UTF8.self) != nil)
+                }
+            }
+        } catch {
+            return 0
+        }
+    }
+    return 0
+}
+
+@main
+enum WebSocketFrameFuzz {
+    static func main() {
+        runFuzzTarget(fuzzWebSocketDecoder)
+    }
+}

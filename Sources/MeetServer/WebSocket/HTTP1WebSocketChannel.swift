@@ -1,0 +1,114 @@
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
+import ServiceLifecycle
+import WebSocket
+
+/// Hummingbird child channel that serves HTTP/1.1 and upgrades the WebSocket endpoint on
+/// the same port.
+///
+/// Shaped like HummingbirdWebSocket's `HTTP1WebSocketUpgradeChannel`, but the upgrade goes
+/// to our own WebSocket layer: NIO's typed upgrade handler asks ``WebSocketServerUpgrader``,
+/// a refusal is answered by ``WebSocketUpgradeRefusalHandler``, and anything that is not an
+/// upgrade continues as ordinary HTTP through the router.
+struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
+    enum UpgradeResult: Sendable {
+        case webSocket(any Channel)
+        case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+    }
+
+    struct Value: ServerChildChannelValue {
+        let upgradeResult: EventLoopFuture<UpgradeResult>
+        let channel: any Channel
+    }
+
+    let responder: HTTPChannelHandler.Responder
+    let http1: HTTP1Channel.Configuration
+    let endpoint: WebSocketEndpoint
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            var configuration = NIOUpgradableHTTPServerPipelineConfiguration<UpgradeResult>(
+                upgradeConfiguration: .init(
+                    upgraders: [self.upgrader()],
+                    notUpgradingCompletionHandler: { channel in
+                        channel.eventLoop.makeCompletedFuture { try self.continueAsHTTP(channel, logger: logger) }
+                    }
+                )
+            )
+            // As in Hummingbird's HTTP1Channel: NIOAsyncChannel pipelines, Hummingbird
+            // renders errors, and swift-http-types validates headers.
+            configuration.enablePipelining = false
+            configuration.enableErrorHandling = false
+            configuration.enableResponseHeaderValidation = false
+            configuration.decoderConfiguration.maxHeaderFieldSize = self.http1.httpDecoder.maxHeaderFieldSize
+            configuration.decoderConfiguration.maxHeaderListSize = self.http1.httpDecoder.maxHeaderListSize
+            configuration.decoderConfiguration.maxHeaderFieldCount = self.http1.httpDecoder.maxHeaderFieldCount
+            let upgradeResult = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+                configuration: configuration
+            )
+            try channel.pipeline.syncOperations.addHandler(WebSocketUpgradeRefusalHandler())
+            return Value(upgradeResult: upgradeResult, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.upgradeResult.get() {
+            case .http(let http):
+                await self.handleHTTP(asyncChannel: http, logger: logger)
+            case .webSocket(let channel):
+                // The WebSocket layer owns the connection now; on shutdown it says 1001.
+                await withGracefulShutdownHandler {
+                    try? await channel.closeFuture.get()
+                } onGracefulShutdown: {
+                    let goingAway = WebSocketCloseRequest(code: .goingAway, reason: "server shutting down")
+                    channel.triggerUserOutboundEvent(goingAway, promise: nil)
+                }
+            }
+        } catch {
+            logger.debug("connection ended before the upgrade was settled", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func upgrader() -> WebSocketServerUpgrader<UpgradeResult> {
+        let endpoint = self.endpoint
+        return WebSocketServerUpgrader(
+            configuration: endpoint.configuration,
+            shouldUpgrade: { channel, request in
+                let path = request.head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                guard path == endpoint.path else {
+                    return channel.eventLoop.makeSucceededFuture(.refuse(.notFound, reason: "no WebSocket endpoint here"))
+                }
+                return endpoint.shouldUpgrade(request, channel)
+            },
+            upgradePipelineHandler: { channel, request in
+                channel.eventLoop.makeCompletedFuture {
+                    try endpoint.addHandlers(channel, request)
+                    return .webSocket(channel)
+                }
+            }
+        )
+    }
+
+    /// The same handlers Hummingbird's HTTP1Channel puts after the HTTP codec.
+    private func continueAsHTTP(_ channel: any Channel, logger: Logger) throws -> UpgradeResult {
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+        try pipeline.addHandlers(self.http1.additionalChannelHandlers())
+        try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: self.http1.idleTimeout.map { .init($0) }, logger: logger))
+        return .http(try NIOAsyncChannel(wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true)))
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 with `endpoint` upgrading to WebSocket on the same port.
+    static func http1WebSocket(_ endpoint: WebSocketEndpoint, http1: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            HTTP1WebSocketChannel(responder: responder, http1: http1, endpoint: endpoint)
+        }
+    }
+}
