@@ -97,6 +97,16 @@ struct AccountServiceTests {
         #expect(try await accounts.authenticate(bearer: session.accessToken) == nil)
     }
 
+    @Test func expiredSessionsAreSweptAtTheNextLogin() async throws {
+        _ = try await registered()
+        _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))
+        _ = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
+        clock.advance(by: AccountService.sessionLifetime + 1)
+        _ = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
+        let sessions = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accessToken") }
+        #expect(sessions == 1)
+    }
+
     @Test func banningStopsTokensAtOnce() async throws {
         let user = try await registered()
         _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))

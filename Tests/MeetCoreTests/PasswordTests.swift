@@ -30,8 +30,10 @@ struct PasswordTests {
         #expect(try await !PasswordHasher(parameters: .init(logRounds: 4)).verify("", against: encoded))
     }
 
-    @Test func unknownUserHashIsWellFormed() {
-        #expect(PasswordHasher.decode(AccountService.unknownUserHash) != nil)
+    @Test func placeholderHashHasTheCurrentCostAndMatchesNothing() async throws {
+        let hasher = PasswordHasher(parameters: .init(logRounds: 4))
+        #expect(PasswordHasher.decode(hasher.placeholderHash)?.parameters == hasher.parameters)
+        #expect(try await !hasher.verify("", against: hasher.placeholderHash))
     }
 
     @Test func constantTimeComparison() {

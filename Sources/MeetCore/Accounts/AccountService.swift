@@ -94,7 +94,7 @@ public struct AccountService: Sendable {
             try User.filter(Column("email") == email).fetchOne(db)
         }
         // An unknown address costs the same scrypt run as a wrong password.
-        let matches = try await hasher.verify(password, against: user?.passwordHash ?? Self.unknownUserHash)
+        let matches = try await hasher.verify(password, against: user?.passwordHash ?? hasher.placeholderHash)
         guard let user, matches else {
             throttle.recordFailure(account: email, address: clientAddress, now: now())
             throw MeetError("auth.invalidCredentials", status: 401)
@@ -110,6 +110,8 @@ public struct AccountService: Sendable {
             expiresAt: issuedAt.addingTimeInterval(Self.sessionLifetime), lastUsedAt: issuedAt)
         try await database.pool.write { db in
             try token.insert(db)
+            // Sweeping the user's expired sessions here keeps the table from growing forever.
+            try AccessToken.filter(Column("userId") == user.id && Column("expiresAt") <= issuedAt).deleteAll(db)
             if let rehash {
                 try User.filter(key: user.id).updateAll(db, Column("passwordHash").set(to: rehash))
             }
@@ -189,12 +191,8 @@ public struct AccountService: Sendable {
 
     static let invalidToken = MeetError("token.invalid", status: 400)
 
-    /// A well-formed hash no password matches, verified in place of an unknown user's.
-    static let unknownUserHash =
-        "$scrypt$ln=\(PasswordHasher.Parameters.standard.logRounds),r=8,p=1$AAAAAAAAAAAAAAAAAAAAAA==$"
-        + Data(count: PasswordHasher.keyLength).base64EncodedString()
-
     private static func issue(_ secret: String, _ purpose: AccountToken.Purpose, for userID: String, at now: Date, in db: Database) throws {
+        try AccountToken.filter(Column("userId") == userID && Column("expiresAt") <= now).deleteAll(db)
         try AccountToken(
             tokenHash: RandomToken.hash(secret), userId: userID, purpose: purpose, createdAt: now,
             expiresAt: now.addingTimeInterval(purpose.lifetime), usedAt: nil

@@ -49,6 +49,13 @@ public struct PasswordHasher: Sendable {
         return constantTimeEquals(key, stored.key)
     }
 
+    /// A well-formed hash at the current cost that no password matches: verifying against it
+    /// in place of an unknown user's makes both answers take the same time.
+    public var placeholderHash: String {
+        "$scrypt$ln=\(parameters.logRounds),r=\(parameters.blockSize),p=\(parameters.parallelism)$"
+            + Data(count: Self.saltLength).base64EncodedString() + "$" + Data(count: Self.keyLength).base64EncodedString()
+    }
+
     /// Whether `encoded` was made with weaker parameters than the current ones.
     public func needsRehash(_ encoded: String) -> Bool {
         Self.decode(encoded)?.parameters != parameters
