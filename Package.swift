@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -57,10 +58,14 @@ let package = Package(
             // Each `.lproj` is copied as it is (SwiftPM would copy the symlink itself, not what it
             // points to), landing at the bundle's root like in an Apple bundle; a new language
             // is one more line here. `Localizer` parses them at run time.
+            // The gazetteer lives beside its build script in `Resources/Gazetteer`, reached the
+            // same way through the symlink `Sources/MeetCore/Resources/Gazetteer`.
+            exclude: ["Resources/Gazetteer/build_gazetteer.py"],
             resources: [
                 .copy("Resources/Localizable/en.lproj"),
                 .copy("Resources/Localizable/uk.lproj"),
                 .copy("Activities/ActivityCatalog.tsv"),
+                .copy("Resources/Gazetteer/gazetteer.tsv"),
             ]
         ),
         .target(
@@ -75,6 +80,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // The Nominatim geocoder's HTTP client (already built for HummingbirdTesting).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             // The OpenAPI document is served from the bundle. SwiftPM bundles only files inside
             // the target and copies symlinks as they are, so the file lives here and
@@ -92,9 +99,25 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        .target(name: "FuzzDriver", path: "Fuzz/FuzzDriver"),
+        .executableTarget(
+            name: "StompFuzz",
+            dependencies: ["Stomp", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
+            path: "Fuzz/StompFuzz",
+            exclude: ["corpus"]
+        ),
+        .executableTarget(
+            name: "StompBenchmarks",
+            dependencies: [
+                "Stomp",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/StompBenchmarks"
+        ),
         .executableTarget(
             name: "WebSocketFrameFuzz",
-            dependencies: ["WebSocket", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["WebSocket", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
             path: "Fuzz/WebSocketFrameFuzz"
         ),
         .executableTarget(
@@ -111,7 +134,10 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "StompTests", dependencies: ["Stomp"]),
+        .testTarget(
+            name: "StompTests",
+            dependencies: ["Stomp", "WebSocket", .product(name: "NIOEmbedded", package: "swift-nio")]
+        ),
         .testTarget(
             name: "MeetCoreTests",
             dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")]

@@ -1,4 +1,4 @@
-import Foundation
+import FuzzDriver
 import NIOCore
 @_spi(Tooling) import WebSocket
 
@@ -34,36 +34,9 @@ public func fuzzWebSocketDecoder(_ start: UnsafePointer<UInt8>, _ count: Int) ->
     return 0
 }
 
-#if FUZZING
-/// libFuzzer's driver, called from our own `main`: SwiftPM names an executable's entry point
-/// `<Target>_main`, so libFuzzer's `main` cannot be the one that runs.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runLibFuzzer(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-#endif
-
 @main
 enum WebSocketFrameFuzz {
     static func main() {
-        #if FUZZING
-        var argc = CommandLine.argc
-        var argv = CommandLine.unsafeArgv
-        exit(runLibFuzzer(&argc, &argv, fuzzWebSocketDecoder))
-        #else
-        // Without libFuzzer: replays the inputs named on the command line (e.g. a crash file).
-        for path in CommandLine.arguments.dropFirst() {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
-                exit(1)
-            }
-            _ = data.withUnsafeBytes { bytes in
-                fuzzWebSocketDecoder(bytes.bindMemory(to: UInt8.self).baseAddress ?? UnsafePointer(bitPattern: 1)!, bytes.count)
-            }
-            print("ok \(path)")
-        }
-        #endif
+        runFuzzTarget(fuzzWebSocketDecoder)
     }
 }

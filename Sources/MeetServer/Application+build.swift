@@ -14,24 +14,24 @@ public func buildApplication(
 ) throws -> some ApplicationProtocol {
     var logger = Logger(label: "meetupd")
     logger.logLevel = configuration.logLevel
+    let services = try AppServices(configuration)
+    let broker = makeStompBroker(configuration, accounts: services.accounts, logger: logger)
     return Application(
-        router: try buildRouter(configuration),
-        server: configuration.webSocketEcho ? .http1WebSocket(.echo()) : .http1(),
+        router: try buildRouter(configuration, services: services),
+        server: .http1WebSocket(configuration.webSocketEcho ? .echo() : .stomp(broker)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
+        services: configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? [],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
 }
 
 /// The services and every route, with the middlewares in front of them.
-func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppRequestContext> {
-    let database = try AppDatabase(dataDirectory: configuration.dataDirectory)
-    let localizer = try Localizer.bundled()
-    let accounts = AccountService(
-        database: database,
-        mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
-        localizer: localizer,
-        hasher: PasswordHasher(parameters: configuration.passwordHashing))
+func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = nil) throws -> Router<AppRequestContext> {
+    let services = try services ?? AppServices(configuration)
+    let database = services.database
+    let localizer = services.localizer
+    let accounts = services.accounts
 
     let router = Router(context: AppRequestContext.self)
     let routes = RouteTable()
@@ -46,7 +46,30 @@ func buildRouter(_ configuration: ServerConfiguration) throws -> Router<AppReque
     addAccountRoutes(to: api, accounts: accounts)
     addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
     addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
+    addPlaceRoutes(to: api, geocoder: services.geocoder)
+    addFriendRoutes(to: api, friends: FriendService(database: database))
 
     routes.load(from: router)
     return router
+}
+
+/// The long-lived services that REST and STOMP share: one database, one account service.
+struct AppServices {
+    let database: AppDatabase
+    let localizer: Localizer
+    let accounts: AccountService
+    /// The configured geocoder; meetings resolve their places with `geocoder.place(for:)`.
+    let geocoder: any Geocoder
+
+    init(_ configuration: ServerConfiguration) throws {
+        geocoder = configuration.geocoder.makeGeocoder()
+        database = try AppDatabase(dataDirectory: configuration.dataDirectory)
+        localizer = try Localizer.bundled()
+        accounts = AccountService(
+            database: database,
+            mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
+            localizer: localizer,
+            hasher: PasswordHasher(parameters: configuration.passwordHashing),
+            now: configuration.now)
+    }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MeetCore
 import Prometheus
@@ -19,6 +20,15 @@ public struct ServerConfiguration: Sendable {
     /// Echo every WebSocket message on `/ws` instead of speaking STOMP: a test mode for
     /// checking the WebSocket layer on its own. Off by default.
     public var webSocketEcho = false
+    /// The clock that dates sessions and mailed tokens; tests move it to reach expiry.
+    public var now: @Sendable () -> Date = Date.init
+    /// Lets any authenticated STOMP session use `/topic/sandbox.*` like a stock broker's topic,
+    /// to check the protocol apart from the app's rules. Off by default.
+    public var stompSandbox = false
+    /// A second port speaking STOMP over plain TCP to the same broker; `nil` (default) for none.
+    public var stompPort: Int?
+    /// Where places are looked up; the offline gazetteer unless told otherwise.
+    public var geocoder: GeocoderChoice = .gazetteer
 
     public init(
         host: String = "127.0.0.1",

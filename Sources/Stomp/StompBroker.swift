@@ -13,8 +13,9 @@ public final class StompBroker: Sendable {
     public struct Configuration: Sendable {
         /// Limits on each inbound frame.
         public var limits = StompLimits()
-        /// What the server offers in CONNECTED's `heart-beat`.
-        public var heartBeat = StompHeartBeat(send: 10_000, receive: 10_000)
+        /// What the server offers in CONNECTED's `heart-beat`: floors, so in effect the client's
+        /// wishes rule (as with stock brokers) but no client can make us beat or check faster.
+        public var heartBeat = StompHeartBeat(send: 1_000, receive: 1_000)
         /// How late a client's heart-beat may be, as a multiple of the negotiated interval, before
         /// the session is declared dead: clients' timers drift, so exactly 1 would be too strict.
         public var heartBeatTolerance = 1.5
@@ -110,21 +111,23 @@ public final class StompBroker: Sendable {
         for group in groups {
             metrics.sent(.message, count: group.subscribers.count)
             if group.eventLoop.inEventLoop {
-                Self.deliver(message, to: group.subscribers)
+                self.deliverOnLoop(message, to: group.subscribers)
             } else {
-                group.eventLoop.execute { Self.deliver(message, to: group.subscribers) }
+                group.eventLoop.execute { self.deliverOnLoop(message, to: group.subscribers) }
             }
         }
     }
 
-    private static func deliver(_ message: StompMessage, to subscribers: [StompSubscriptionRegistry.Subscriber]) {
+    private func deliverOnLoop(_ message: StompMessage, to subscribers: [StompSubscriptionRegistry.Subscriber]) {
         guard let first = subscribers.first else { return }
         var cache = StompMessageEncodingCache(message: message, allocator: first.session.allocator)
+        var bytes = 0
         for subscriber in subscribers {
-            subscriber.session.deliver(message, subscriptionID: subscriber.subscriptionID, cache: &cache)
+            bytes += subscriber.session.deliver(message, subscriptionID: subscriber.subscriptionID, cache: &cache)
         }
         for subscriber in subscribers {
             subscriber.session.flush()
         }
+        metrics.bytesOut.increment(by: bytes)
     }
 }

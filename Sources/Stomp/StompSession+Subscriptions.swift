@@ -73,29 +73,34 @@ extension StompSession {
 
     /// Writes a fan-out MESSAGE to the subscriber, unless the subscription has gone meanwhile or
     /// the consumer has fallen too far behind (then it is disconnected, never waited for).
-    func deliver(_ message: StompMessage, subscriptionID: String, cache: inout StompMessageEncodingCache) {
+    /// Returns the bytes written; the caller counts them once for all recipients.
+    func deliver(_ message: StompMessage, subscriptionID: String, cache: inout StompMessageEncodingCache) -> Int {
         guard case .connected(let version, _) = phase,
               var subscription = subscriptions[subscriptionID],
-              subscription.destination == message.destination else { return }
-        guard admitsMore() else { return }
+              subscription.destination == message.destination else { return 0 }
+        guard admitsMore() else { return 0 }
         if subscription.ack != .auto {
             guard pendingAckCount < broker.configuration.maxPendingAcks else {
                 dropSlowConsumer(.tooManyUnacknowledged(limit: broker.configuration.maxPendingAcks))
-                return
+                return 0
             }
             subscription.pending.append(message.messageID)
             pendingAckCount += 1
             subscriptions[subscriptionID] = subscription
         }
-        write(bytes: cache.frame(subscription: subscriptionID, acknowledged: subscription.ack != .auto, version: version))
+        let frame = cache.frame(subscription: subscriptionID, acknowledged: subscription.ack != .auto, version: version)
+        write(bytes: frame, counted: false)
+        return frame.readableBytes
     }
 
     /// Delivers to this session's own subscriptions on `message.destination` (replies, refusals).
     func deliverToOwnSubscriptions(_ message: StompMessage) {
         var cache = StompMessageEncodingCache(message: message, allocator: allocator)
+        var bytes = 0
         for (id, subscription) in subscriptions where subscription.destination == message.destination {
-            deliver(message, subscriptionID: id, cache: &cache)
+            bytes += deliver(message, subscriptionID: id, cache: &cache)
         }
+        broker.metrics.bytesOut.increment(by: bytes)
         flush()
     }
 

@@ -65,6 +65,7 @@ final class StompSession: @unchecked Sendable {
 
     /// Takes bytes from the transport and handles every complete frame in them.
     func receive(_ bytes: ByteBuffer) {
+        guard !isClosing else { return }
         heartBeat.lastReceived = .now()
         broker.metrics.bytesIn.increment(by: bytes.readableBytes)
         if inbound.readableBytes == 0 {
@@ -219,13 +220,14 @@ final class StompSession: @unchecked Sendable {
         write(bytes: buffer, promise: promise)
     }
 
-    /// Writes encoded bytes; they leave at the next ``flush()``.
-    func write(bytes: ByteBuffer, promise: EventLoopPromise<Void>? = nil) {
+    /// Writes encoded bytes; they leave at the next ``flush()``. Fan-out passes `counted: false`
+    /// and counts the bytes of all its recipients at once.
+    func write(bytes: ByteBuffer, counted: Bool = true, promise: EventLoopPromise<Void>? = nil) {
         guard let context else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        broker.metrics.bytesOut.increment(by: bytes.readableBytes)
+        if counted { broker.metrics.bytesOut.increment(by: bytes.readableBytes) }
         heartBeat.wroteSinceBeat = true
         needsFlush = true
         context.write(wrap(bytes), promise: promise)

@@ -24,11 +24,6 @@ public enum StompVersion: String, Sendable, CaseIterable, Comparable {
         }
     }
 
-    /// Picks the highest version among offered WebSocket subprotocols, or `nil` when none is STOMP.
-    public static func negotiate(webSocketSubprotocols offered: [String]) -> StompVersion? {
-        allCases.reversed().first { offered.contains($0.webSocketSubprotocol) }
-    }
-
     public static func < (lhs: StompVersion, rhs: StompVersion) -> Bool {
         lhs.rawValue < rhs.rawValue
     }

@@ -17,7 +17,15 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Echo every WebSocket message on /ws instead of speaking STOMP; a test mode for the WebSocket layer. [env: MEETUPD_WEBSOCKET_ECHO=1]")
     var websocketEcho = false
 
+    @Option(help: "Also speak STOMP over plain TCP on this port (same broker as /ws). [env: MEETUPD_STOMP_PORT] (default: off)")
+    var stompPort: Int?
+
+    @Flag(help: "Let any authenticated STOMP session use /topic/sandbox.* like a stock broker's topic. [env: MEETUPD_STOMP_SANDBOX=1] (default: off)")
+    var stompSandbox = false
+
     @OptionGroup var common: CommonOptions
+
+    @OptionGroup var places: GeocoderOptions
 
     /// Bad settings are refused before anything starts, with this command's usage.
     func validate() throws {
@@ -45,8 +53,26 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("The port must be between 0 and 65535, not \(configuration.port).")
         }
         configuration.webSocketEcho = websocketEcho || CommonOptions.setting(nil, "MEETUPD_WEBSOCKET_ECHO") == "1"
+
+        configuration.port = try Self.port(port, "MEETUPD_PORT") ?? configuration.port
+        configuration.stompPort = try Self.port(stompPort, "MEETUPD_STOMP_PORT")
+        configuration.stompSandbox = stompSandbox || CommonOptions.setting(nil, "MEETUPD_STOMP_SANDBOX") == "1"
         configuration.dataDirectory = common.resolvedDataDirectory()
         configuration.logLevel = try common.resolvedLogLevel()
+        configuration.geocoder = try places.resolved()
         return configuration
+    }
+
+    /// A port from its flag, else its environment variable; `nil` when neither is set.
+    private static func port(_ flag: Int?, _ variable: String) throws -> Int? {
+        var port = flag
+        if port == nil, let text = CommonOptions.setting(nil, variable) {
+            guard let value = Int(text) else { throw ValidationError("\(variable) must be a port number, not '\(text)'.") }
+            port = value
+        }
+        if let port, !(0...65535).contains(port) {
+            throw ValidationError("The port must be between 0 and 65535, not \(port).")
+        }
+        return port
     }
 }

@@ -3,7 +3,7 @@ import Testing
 @testable import Stomp
 
 /// ACK/NACK in the three modes and transactions, per version.
-@Suite struct StompAcknowledgementTests {
+@Suite(.timeLimit(.minutes(1))) struct StompAcknowledgementTests {
     /// Publishes `count` messages to `/topic/q` and returns the `ack` ids the subscriber must use.
     private func receive(_ count: Int, client: StompClient) async throws -> [String] {
         for index in 0..<count {

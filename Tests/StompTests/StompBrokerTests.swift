@@ -4,7 +4,7 @@ import Testing
 @testable import Stomp
 
 /// Routing, injected security and application, heart-beats and slow consumers.
-@Suite struct StompBrokerTests {
+@Suite(.timeLimit(.minutes(1))) struct StompBrokerTests {
     @Test func userQueuesReachEverySessionOfThatUserOnly() async throws {
         let fixture = try await BrokerFixture.start()
         let phone = try await fixture.client("alice")

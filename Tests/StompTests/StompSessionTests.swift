@@ -2,8 +2,9 @@ import NIOCore
 import Testing
 @testable import Stomp
 
-/// The session state machine, driven over real loopback TCP by our client.
-@Suite struct StompSessionTests {
+/// The session state machine, driven over real loopback TCP by our client. The time limit
+/// turns a frame that never comes into a failure instead of a hung run; it times nothing.
+@Suite(.timeLimit(.minutes(1))) struct StompSessionTests {
     @Test(arguments: [("1.0", "1.0"), ("1.1", "1.1"), ("1.2", "1.2"), ("1.0,1.1", "1.1"), ("1.1,1.2,2.0", "1.2")])
     func negotiatesTheHighestCommonVersion(offered: String, chosen: String) async throws {
         let fixture = try await BrokerFixture.start()

@@ -12,7 +12,7 @@ struct Migration: Sendable {
 /// 200–299 places and friends, 300–399 meetings, 400– chat and notifications.
 enum Schema {
     static let migrations: [Migration] = AccountsSchema.migrations + ActivitiesSchema.migrations
-        + ProfilesSchema.migrations + EventsSchema.migrations + MeetingsSchema.migrations
+        + ProfilesSchema.migrations + FriendsSchema.migrations + EventsSchema.migrations + MeetingsSchema.migrations
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -24,13 +24,18 @@ struct TestServer: Sendable {
     let dataDirectory: URL
 
     /// Runs `body` against a freshly started server, then stops it and deletes its data.
-    static func run<Value: Sendable>(_ body: @Sendable (TestServer) async throws -> Value) async throws -> Value {
+    /// `now` is the server's clock (the real one unless a test moves it).
+    static func run<Value: Sendable>(
+        now: @escaping @Sendable () -> Date = Date.init,
+        _ body: @Sendable (TestServer) async throws -> Value
+    ) async throws -> Value {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-test-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
         // Cheap scrypt keeps tests quick; the real cost is measured in Benchmarks/.
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.path, logLevel: .warning,
             passwordHashing: .init(logRounds: 4))
+        configuration.now = now
         let app = try buildApplication(configuration)
         return try await app.test(.live) { client in
             try await body(TestServer(client: client, dataDirectory: directory))

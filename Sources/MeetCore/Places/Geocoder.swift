@@ -1,0 +1,45 @@
+import Foundation
+
+/// Turns what people type into places and positions into place names.
+///
+/// Two implementations: ``GazetteerGeocoder`` (offline, the default) and the Nominatim
+/// client in MeetServer, switched on by configuration.
+public protocol Geocoder: Sendable {
+    /// Places matching `query`, best first: names in any script, tolerant of typos, ranked
+    /// by population and, when `position` is given, by distance from it.
+    /// - Throws: `MeetError` `places.invalidQuery` for an empty or overlong query,
+    ///   `places.geocoderUnavailable` when a remote geocoder fails.
+    func search(_ query: String, near position: Coordinate?, limit: Int) async throws -> [GeocodedPlace]
+
+    /// The nearest known place to a position, with its country, region and time zone;
+    /// `nil` when nothing is known near it (open sea).
+    /// - Throws: `MeetError` `places.invalidCoordinate`, or `places.geocoderUnavailable`.
+    func reverse(lat: Double, lon: Double) async throws -> GeocodedPlace?
+}
+
+extension Geocoder {
+    /// The ten best places matching `query`.
+    public func search(_ query: String, near position: Coordinate? = nil) async throws -> [GeocodedPlace] {
+        try await search(query, near: position, limit: 10)
+    }
+}
+
+/// Limits every geocoder applies to a query before looking anything up.
+public enum GeocoderQuery {
+    /// Longest query accepted, in characters.
+    public static let maxLength = 200
+    /// Most results one search returns.
+    public static let maxLimit = 50
+
+    /// The trimmed query, or `places.invalidQuery` when it is empty or too long.
+    public static func validated(_ query: String) throws -> String {
+        let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= maxLength else {
+            throw MeetError(
+                "places.invalidQuery", status: 422,
+                arguments: ["maxLength": String(maxLength)],
+                fieldProblems: [.init(field: "q", code: trimmed.isEmpty ? "field.required" : "field.tooLong")])
+        }
+        return trimmed
+    }
+}

@@ -1,0 +1,54 @@
+import Hummingbird
+import MeetCore
+
+/// `GET /places/search` and `GET /places/reverse`: the configured geocoder, for signed-in
+/// users.
+func addPlaceRoutes(to api: RouterGroup<AppRequestContext>, geocoder: any Geocoder) {
+    api.get("places/search") { request, context in
+        _ = try context.requireUser()
+        var parameters = QueryParameters(request)
+        let limit = parameters.number("limit", 10) ?? 10
+        let position = try position(&parameters, required: false)
+        try checkLimit(limit, max: GeocoderQuery.maxLimit)
+        let places = try await geocoder.search(parameters.string("q") ?? "", near: position, limit: limit)
+        return PlacesBody(places: places)
+    }
+    api.get("places/reverse") { request, context in
+        _ = try context.requireUser()
+        var parameters = QueryParameters(request)
+        guard let position = try position(&parameters, required: true),
+              let place = try await geocoder.reverse(lat: position.lat, lon: position.lon)
+        else { throw MeetError("places.notFound", status: 404) }
+        return PlaceBody(place: place)
+    }
+}
+
+struct PlacesBody: ResponseEncodable {
+    var places: [GeocodedPlace]
+}
+
+/// One place, encoded as the place itself.
+struct PlaceBody: ResponseEncodable {
+    var place: GeocodedPlace
+
+    func encode(to encoder: any Encoder) throws {
+        try place.encode(to: encoder)
+    }
+}
+
+/// `lat` and `lon` from the query: both or (unless `required`) neither.
+/// - Throws: 400 `search.invalid` naming a missing or unreadable one, or 422
+///   `places.invalidCoordinate` for one out of range.
+private func position(_ parameters: inout QueryParameters, required: Bool) throws -> Coordinate? {
+    guard required || parameters.string("lat") != nil || parameters.string("lon") != nil else { return nil }
+    let lat: Double? = parameters.number("lat"), lon: Double? = parameters.number("lon")
+    try parameters.check()
+    return try Coordinate(validatingLat: lat ?? .nan, lon: lon ?? .nan)
+}
+
+/// 422 unless `limit` is between 1 and `max`.
+func checkLimit(_ limit: Int, max: Int) throws {
+    guard (1...max).contains(limit) else {
+        throw MeetError.invalidField("limit", "field.outOfRange", arguments: ["min": "1", "max": String(max)])
+    }
+}
