@@ -27,14 +27,15 @@ public struct FriendService: Sendable {
 
     /// Asks `userId` to be my friend. Asking again returns the pending request; asking
     /// someone who has already asked me accepts their request instead.
-    /// - Throws: `user.notFound` (also for a user either of us blocked),
+    /// - Throws: `user.notFound` (also for a user either of us blocked, or one who cannot be
+    ///   seen: unconfirmed or banned),
     ///   `friends.self` (422), `friends.alreadyFriends` (409).
     public func sendRequest(from me: String, to userId: String) async throws -> FriendRequest {
         try await database.pool.write { [now] db in
             guard userId != me else {
                 throw MeetError("friends.self", status: 422, fieldProblems: [.init(field: "userId", code: "friends.self")])
             }
-            guard try Self.userExists(userId, db), try !Blocks.isBlocked(db, me, userId) else { throw Self.userNotFound }
+            guard try Self.isVisible(userId, to: me, db) else { throw Self.userNotFound }
             guard try !Self.areFriends(me, userId, db) else { throw MeetError("friends.alreadyFriends", status: 409) }
             if let theirs = try Self.pendingRequest(from: userId, to: me, db) {
                 return try Self.accept(theirs, at: now(), db)
@@ -145,6 +146,13 @@ public struct FriendService: Sendable {
     }
 
     // MARK: - Inside a transaction
+
+    /// Whether `viewer` may see `id` at all (confirmed, not banned, neither blocked the other).
+    static func isVisible(_ id: String, to viewer: String, _ db: Database) throws -> Bool {
+        try SQLRequest<Bool>(literal: """
+            SELECT EXISTS (SELECT 1 FROM user WHERE id = \(id) AND \(UserVisibility.visible(to: viewer)))
+            """).fetchOne(db) ?? false
+    }
 
     static func userExists(_ id: String, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM user WHERE id = ?)", arguments: [id]) ?? false

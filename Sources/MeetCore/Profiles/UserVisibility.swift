@@ -8,10 +8,8 @@ enum UserVisibility {
         "user.emailConfirmedAt IS NOT NULL AND NOT user.banned AND \(neitherBlocked(viewer))"
     }
 
-    /// The seam for blocks, which the friends area owns (`Blocks.neitherBlocked` on its
-    /// branch, table `block`). Until that lands on main nobody can block anybody, so this
-    /// holds for everyone.
+    /// The friends area's rule for blocks.
     static func neitherBlocked(_ viewer: String) -> SQL {
-        "1"
+        Blocks.neitherBlocked(viewer, "user.id")
     }
 }

@@ -15,15 +15,25 @@ struct FriendsFixture {
         friends = FriendService(database: database)
     }
 
-    /// Creates a user and returns their id.
-    func user(_ name: String) async throws -> String {
+    /// Creates a user (with a confirmed address unless told otherwise) and returns their id.
+    func user(_ name: String, confirmed: Bool = true) async throws -> String {
         let id = RandomToken.id()
         try await database.pool.write { db in
             try db.execute(sql: """
-                INSERT INTO user (id, email, displayName, locale, passwordHash, createdAt) VALUES (?, ?, ?, 'en', '-', ?)
-                """, arguments: [id, "\(id)@example.org", name, Date()])
+                INSERT INTO user (id, email, displayName, locale, passwordHash, emailConfirmedAt, createdAt)
+                VALUES (?, ?, ?, 'en', '-', ?, ?)
+                """, arguments: [id, "\(id)@example.org", name, confirmed ? Date() : nil, Date()])
         }
         return id
+    }
+
+    /// Lists the first `count` activities of the catalog on `user`'s profile.
+    func likes(_ user: String, firstActivities count: Int) async throws {
+        try await database.pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO profileActivity (userId, activityId) SELECT ?, id FROM activity ORDER BY id LIMIT ?
+                """, arguments: [user, count])
+        }
     }
 }
 
@@ -83,6 +93,8 @@ struct FriendsFixture {
     @Test func refusesSelfAndStrangersThatDoNotExist() async throws {
         let f = try FriendsFixture()
         let anna = try await f.user("Anna")
+        let unconfirmed = try await f.user("Unconfirmed", confirmed: false)
+        await #expect(throws: FriendService.userNotFound) { try await f.friends.sendRequest(from: anna, to: unconfirmed) }
         await #expect(throws: MeetError.self) { try await f.friends.sendRequest(from: anna, to: anna) }
         await #expect(throws: FriendService.userNotFound) { try await f.friends.sendRequest(from: anna, to: "nobody") }
         await #expect(throws: FriendService.userNotFound) { try await f.friends.block("nobody", by: anna) }
@@ -173,5 +185,24 @@ struct FriendsFixture {
         let suggestions = try await f.friends.suggestions(for: me)
         #expect(suggestions.map(\.id) == [fof1, fof2])
         #expect(suggestions.map(\.mutualFriends) == [2, 1])
+    }
+
+    @Test func suggestsPeopleWhoShareMyActivitiesToo() async throws {
+        let f = try FriendsFixture()
+        let (me, friend) = (try await f.user("Me"), try await f.user("Friend"))
+        let (threeShared, oneMutual, oneShared) = (try await f.user("Three shared"), try await f.user("One mutual"), try await f.user("One shared"))
+        let hidden = try await f.user("Unconfirmed", confirmed: false)
+        _ = try await f.friends.accept(request: try await f.friends.sendRequest(from: me, to: friend).id, by: friend)
+        _ = try await f.friends.accept(request: try await f.friends.sendRequest(from: friend, to: oneMutual).id, by: oneMutual)
+        try await f.likes(me, firstActivities: 3)
+        try await f.likes(threeShared, firstActivities: 3)
+        try await f.likes(oneShared, firstActivities: 1)
+        try await f.likes(hidden, firstActivities: 3)
+        try await f.likes(friend, firstActivities: 3) // a friend already: never suggested
+
+        let suggestions = try await f.friends.suggestions(for: me)
+        #expect(suggestions.map(\.id) == [threeShared, oneMutual, oneShared])
+        #expect(suggestions.map(\.sharedActivities) == [3, 0, 1])
+        #expect(suggestions.map(\.mutualFriends) == [0, 1, 0])
     }
 }

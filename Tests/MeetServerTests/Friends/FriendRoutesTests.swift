@@ -104,6 +104,29 @@ struct FriendRoutesTests {
         }
     }
 
+    @Test func blockingHidesUsersFromProfilesSearchAndNearby() async throws {
+        try await TestServer.run { server in
+            let (anna, bohdan) = (try await server.person("Anna"), try await server.person("Bohdan"))
+            for user in [anna, bohdan] {
+                let located = try await server.send(.put, "/api/v1/me/location", json: ["lat": 50.45, "lon": 30.52, "share": true], token: user.token)
+                #expect(located.status == 200, "\(located.text)")
+            }
+            func sees(_ viewer: SignedInUser, _ other: SignedInUser) async throws -> [Bool] {
+                let profile = try await server.send(.get, "/api/v1/users/\(other.id)", token: viewer.token)
+                let search = try await server.ids("/api/v1/users?q=\(other.id == anna.id ? "Anna" : "Bohdan")", "items", as: viewer)
+                let nearby = try await server.send(.get, "/api/v1/users/nearby?lat=50.45&lon=30.52&radiusKm=5", token: viewer.token)
+                let neighbours = (nearby.json["items"] as? [[String: Any]] ?? []).compactMap { ($0["user"] as? [String: Any])?["id"] as? String }
+                return [profile.status == 200, search.contains(other.id), neighbours.contains(other.id)]
+            }
+            #expect(try await sees(anna, bohdan) == [true, true, true])
+            #expect(try await server.send(.post, "/api/v1/blocks", json: ["userId": bohdan.id], token: anna.token).status == 204)
+            #expect(try await sees(anna, bohdan) == [false, false, false])
+            #expect(try await sees(bohdan, anna) == [false, false, false])
+            #expect(try await server.send(.delete, "/api/v1/blocks/\(bohdan.id)", token: anna.token).status == 204)
+            #expect(try await sees(bohdan, anna) == [true, true, true])
+        }
+    }
+
     @Test func badRequestsAndStrangers() async throws {
         try await TestServer.run { server in
             let anna = try await server.person("Anna")
