@@ -19,7 +19,7 @@ public struct Invitation: Codable, Sendable, Equatable {
 }
 
 /// A row of `invitation`.
-struct InvitationRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
+struct InvitationRecord: Codable, FetchableRecord, PersistableRecord, EpochTimes, Sendable {
     static let databaseTableName = "invitation"
 
     var id: String
@@ -29,9 +29,6 @@ struct InvitationRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
     var status: Invitation.Status
     var createdAt: Date
     var answeredAt: Date?
-
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
 
     func invitation(meeting: Meeting?) -> Invitation {
         Invitation(
