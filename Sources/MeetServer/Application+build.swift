@@ -48,6 +48,8 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
     addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database))
+    let geocoder = services.geocoder
+    addMeetingRoutes(to: api, meetings: MeetingService(database: database) { try await geocoder.place(for: $0) })
 
     routes.load(from: router)
     return router
