@@ -88,6 +88,12 @@ let package = Package(
             // `docs/openapi.yaml`, where readers look for it, is a symlink to it.
             resources: [.copy("Resources/openapi.yaml")]
         ),
+        // Seeds 100,000 meetings and times the feed through MeetingService: `swift run -c release FeedBenchmark`.
+        .executableTarget(
+            name: "FeedBenchmark",
+            dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")],
+            path: "Benchmarks/FeedBenchmark"
+        ),
         .executableTarget(
             name: "meetupd",
             dependencies: [

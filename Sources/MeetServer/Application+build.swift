@@ -46,8 +46,10 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addAccountRoutes(to: api, accounts: accounts)
     addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
     addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
-    addPlaceRoutes(to: api, geocoder: configuration.geocoder.makeGeocoder())
+    addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database))
+    let geocoder = services.geocoder
+    addMeetingRoutes(to: api, meetings: MeetingService(database: database) { try await geocoder.place(for: $0) })
 
     routes.load(from: router)
     return router
@@ -58,8 +60,11 @@ struct AppServices {
     let database: AppDatabase
     let localizer: Localizer
     let accounts: AccountService
+    /// The configured geocoder; meetings resolve their places with `geocoder.place(for:)`.
+    let geocoder: any Geocoder
 
     init(_ configuration: ServerConfiguration) throws {
+        geocoder = configuration.geocoder.makeGeocoder()
         database = try AppDatabase(dataDirectory: configuration.dataDirectory)
         localizer = try Localizer.bundled()
         accounts = AccountService(

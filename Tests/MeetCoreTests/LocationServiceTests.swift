@@ -59,6 +59,24 @@ import Testing
         #expect(try await nearby(viewer, radiusKm: 1).isEmpty)
     }
 
+    @Test func blockedUsersAreHiddenBothWays() async throws {
+        let viewer = try await user("Viewer", at: Self.maidan)
+        let blocked = try await user("Blocked", at: (50.4547, 30.5238))
+        let blocker = try await user("Blocker", at: (50.4548, 30.5238))
+        try await user("Friendly", at: (50.4549, 30.5238))
+        let friends = FriendService(database: fixture.database)
+        try await friends.block(blocked, by: viewer)
+        try await friends.block(viewer, by: blocker)
+        #expect(try await nearby(viewer, radiusKm: 5) == ["Friendly"])
+        #expect(try await nearby(blocked, radiusKm: 5).contains("Viewer") == false)
+        #expect(try await nearby(blocker, radiusKm: 5).contains("Viewer") == false)
+        let search = try await fixture.profiles.searchUsers(matching: "", seenBy: viewer, after: nil, limit: 10)
+        #expect(search.items.map(\.displayName) == ["Friendly", "Viewer"])
+        for hidden in [blocked, blocker] {
+            await #expect(throws: ProfileService.notFound) { try await fixture.profiles.profile(of: hidden, seenBy: viewer) }
+        }
+    }
+
     @Test func searchesAcrossTheAntimeridianAndNearThePoles() async throws {
         let viewer = try await fixture.addUser("Viewer")
         try await user("Fiji east", at: (-17.0, 179.95))

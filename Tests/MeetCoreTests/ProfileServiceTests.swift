@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import MeetCore
 
@@ -102,5 +103,19 @@ import Testing
             try await fixture.profiles.searchUsers(matching: "", seenBy: viewer, after: nil, limit: 0)
         }
         #expect(badLimit.fieldProblems.map(\.field) == ["limit"])
+    }
+}
+
+@Suite struct PeopleSearchPlanTests {
+    /// A page of people in name order is read from an index, not sorted from every user.
+    @Test func pagesReadTheNameIndex() async throws {
+        let fixture = try ProfilesFixture()
+        let position = UserCursor(displayName: "Olena", userId: "x")
+        let query = ProfileService.peopleQuery(matching: nil, seenBy: "viewer", after: position, limit: 21)
+        let plan = try await fixture.database.pool.read { db in
+            try Row.fetchAll(db, SQLRequest(literal: "EXPLAIN QUERY PLAN " + query)).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("USING COVERING INDEX user_displayNameOrder") || $0.contains("USING INDEX user_displayNameOrder") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 }

@@ -98,6 +98,13 @@ import Testing
             #expect(items.first?["distanceKm"] as? Double == 0.5)
             #expect(!found.text.contains("30.5238"), "positions of others are never handed out")
 
+            let blocked = try await server.send(.post, "/api/v1/blocks", json: ["userId": viewer.id], token: near.token)
+            #expect((200..<300).contains(blocked.status), "\(blocked.text)")
+            let afterBlocking = try await server.send(.get, "/api/v1/users/nearby?lat=50.4501&lon=30.5234&radiusKm=5", token: viewer.token)
+            #expect((afterBlocking.json["items"] as? [Any])?.isEmpty == true, "blocked users are hidden from the one they blocked")
+            #expect(try await server.send(.get, "/api/v1/users/\(near.id)", token: viewer.token).status == 404)
+            _ = try await server.send(.delete, "/api/v1/blocks/\(viewer.id)", token: near.token)
+
             try await put(near, 50.4547, 30.5238, share: false)
             let afterHiding = try await server.send(.get, "/api/v1/users/nearby?lat=50.4501&lon=30.5234&radiusKm=5", token: viewer.token)
             #expect((afterHiding.json["items"] as? [Any])?.isEmpty == true)

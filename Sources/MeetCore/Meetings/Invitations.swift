@@ -19,7 +19,7 @@ public struct Invitation: Codable, Sendable, Equatable {
 }
 
 /// A row of `invitation`.
-struct InvitationRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
+struct InvitationRecord: Codable, FetchableRecord, PersistableRecord, EpochTimes, Sendable {
     static let databaseTableName = "invitation"
 
     var id: String
@@ -29,9 +29,6 @@ struct InvitationRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
     var status: Invitation.Status
     var createdAt: Date
     var answeredAt: Date?
-
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
 
     func invitation(meeting: Meeting?) -> Invitation {
         Invitation(
@@ -54,13 +51,13 @@ extension MeetingService {
         let wanted = Array(Set(userIds)).sorted()
         guard !wanted.isEmpty, wanted.count <= MeetingForm.maxInvitees else {
             let code = wanted.isEmpty ? "field.required" : "field.tooMany"
-            throw MeetError("meeting.invalid", status: 422, fieldProblems: [.init(field: "userIds", code: code)])
+            throw MeetError.invalidField("userIds", code)
         }
         return try await database.pool.write { db in
             let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
             guard role == .organizer || (role == .member && meeting.membersMayInvite) else { throw MeetError.mayNotInvite }
             guard !meeting.isCancelled else { throw MeetError.meetingCancelled }
-            try checkUsersExist(wanted, field: "userIds", in: db)
+            try checkUsersExist(wanted, field: "userIds", visibleTo: userId, in: db)
             let members = Set(try meeting.memberIds(in: db))
             var invitations: [Invitation] = []
             for invitee in wanted where !members.contains(invitee) {
@@ -112,16 +109,16 @@ extension MeetingService {
         }
     }
 
-    /// Records an invitation (or returns the existing one) and tells the invitee.
+    /// Records an invitation and tells the invitee. A pending one is left as it is; one that
+    /// was answered (declined, or accepted by someone who has since left) is asked again.
     @discardableResult
     func invite(_ inviteeId: String, to meeting: MeetingRecord, by inviterId: String, at time: Date, in db: Database) throws -> InvitationRecord {
-        if let existing = try InvitationRecord.filter(Column("meetingId") == meeting.id && Column("inviteeId") == inviteeId).fetchOne(db) {
-            return existing
-        }
+        let existing = try InvitationRecord.filter(Column("meetingId") == meeting.id && Column("inviteeId") == inviteeId).fetchOne(db)
+        if let existing, existing.status == .pending { return existing }
         let invitation = InvitationRecord(
-            id: OpaqueID.make(), meetingId: meeting.id, inviteeId: inviteeId, inviterId: inviterId,
+            id: existing?.id ?? RandomToken.id(), meetingId: meeting.id, inviteeId: inviteeId, inviterId: inviterId,
             status: .pending, createdAt: time)
-        try invitation.insert(db)
+        try invitation.save(db)
         try DomainEvent.meeting(
             .invitationSent, meeting, actor: inviterId, user: inviteeId, invitationId: invitation.id, recipients: [inviteeId]
         ).record(in: db, at: time)

@@ -2,7 +2,9 @@ import GRDB
 
 /// How a user stands towards a meeting; it decides what they may see and do.
 public enum MeetingRole: String, Codable, Sendable {
-    case organizer, member, invitee
+    case organizer, member
+    /// Invited and not answered yet; whoever declined, left or was removed is an outsider again.
+    case invitee
     /// Anyone else: sees a public meeting, and nothing at all of a private one.
     case outsider
 }
@@ -13,20 +15,22 @@ extension MeetingRecord {
         if organizerId == userId { return .organizer }
         if try MeetingMemberRecord.exists(db, meetingId: id, userId: userId) { return .member }
         let invited = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM invitation WHERE meetingId = ? AND inviteeId = ?)",
+            db, sql: "SELECT EXISTS (SELECT 1 FROM invitation WHERE meetingId = ? AND inviteeId = ? AND status = 'pending')",
             arguments: [id, userId]) ?? false
         return invited ? .invitee : .outsider
     }
 
     /// The meeting `id` and the caller's role in it, or `meeting.notFound` when it does not
-    /// exist or is private and the caller is none of organizer, member or invitee: a private
-    /// meeting's existence is not revealed.
+    /// exist, or when the caller is none of organizer, member or invitee and the meeting is
+    /// private or its organizer and the caller blocked each other: its existence is not revealed.
     static func visible(_ id: String, to userId: String, in db: Database) throws -> (MeetingRecord, MeetingRole) {
         guard let meeting = try MeetingRecord.filter(Column("id") == id).fetchOne(db) else {
             throw MeetError.meetingNotFound
         }
         let role = try meeting.role(of: userId, in: db)
-        if meeting.visibility == .private && role == .outsider { throw MeetError.meetingNotFound }
+        if role == .outsider, try meeting.visibility == .private || Blocks.isBlocked(db, userId, meeting.organizerId) {
+            throw MeetError.meetingNotFound
+        }
         return (meeting, role)
     }
 

@@ -22,10 +22,10 @@ struct MeetingForm {
         problems.append(.init(field: field, code: code))
     }
 
-    /// Throws `meeting.invalid` (422) listing every problem found, if any.
+    /// Throws `request.invalidFields` (422) listing every problem found, if any.
     func check() throws {
         guard problems.isEmpty else {
-            throw MeetError("meeting.invalid", status: 422, fieldProblems: problems)
+            throw MeetError.invalidFields(problems)
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// A row of `meeting`. Times are stored as seconds since 1970 so that SQL can compare them.
-struct MeetingRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
+struct MeetingRecord: Codable, FetchableRecord, PersistableRecord, EpochTimes, Sendable {
     static let databaseTableName = "meeting"
 
     var number: Int64?
@@ -32,14 +32,6 @@ struct MeetingRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
     var createdAt: Date
     var updatedAt: Date
     var revision: Int
-
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
-        .timeIntervalSince1970
-    }
-
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
-        .timeIntervalSince1970
-    }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         number = inserted.rowID

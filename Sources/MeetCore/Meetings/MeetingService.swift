@@ -25,7 +25,7 @@ public struct MeetingService: Sendable {
         let time = now()
         var form = MeetingForm(now: time)
         var meeting = MeetingRecord(
-            id: OpaqueID.make(), organizerId: organizerId, title: "", description: "", visibility: .public,
+            id: RandomToken.id(), organizerId: organizerId, title: "", description: "", visibility: .public,
             startsAt: time, online: false, timeZone: "UTC", memberCount: 0, membersMayInvite: false,
             createdAt: time, updatedAt: time, revision: 0)
         form.apply(draft, to: &meeting)
@@ -38,7 +38,8 @@ public struct MeetingService: Sendable {
             var meeting = meeting
             let activityIds = Array(Set(draft.activityIds ?? [])).sorted()
             let inviteeIds = Array(Set(draft.inviteeIds ?? [])).sorted()
-            try checkUsersExist(inviteeIds, field: "inviteeIds", in: db)
+            try checkUsersExist(inviteeIds, field: "inviteeIds", visibleTo: organizerId, in: db)
+            try checkActivitiesExist(activityIds, in: db)
             try meeting.insert(db)
             try MeetingMemberRecord(meetingId: meeting.id, userId: organizerId, role: .organizer, joinedAt: time).insert(db)
             try setActivities(activityIds, of: meeting.id, in: db)
@@ -79,6 +80,7 @@ public struct MeetingService: Sendable {
 
             var changed = meeting.changedFields(from: old)
             if let activityIds = changes.activityIds, Set(activityIds) != Set(try old.activityIds(in: db)) {
+                try checkActivitiesExist(activityIds, in: db)
                 try db.execute(sql: "DELETE FROM meetingActivity WHERE meetingId = ?", arguments: [id])
                 try setActivities(Array(Set(activityIds)), of: id, in: db)
                 changed.append("activityIds")
@@ -155,23 +157,23 @@ extension MeetingRecord {
     }
 }
 
-/// Refuses with a field problem when any of `userIds` is not a user.
-func checkUsersExist(_ userIds: [String], field: String, in db: Database) throws {
+/// Refuses with a field problem when any of `userIds` is not a user `actor` may see: one
+/// who blocked them, or whom they blocked, is answered like one who does not exist.
+func checkUsersExist(_ userIds: [String], field: String, visibleTo actor: String, in db: Database) throws {
     guard !userIds.isEmpty else { return }
-    let known = try String.fetchSet(db, sql: "SELECT id FROM user WHERE id IN (\(databaseQuestionMarks(count: userIds.count)))",
-                                    arguments: StatementArguments(userIds))
+    let known = try String.fetchSet(db, SQLRequest<String>(literal: """
+        SELECT id FROM user WHERE id IN \(userIds) AND \(Blocks.neitherBlocked(actor, "user.id"))
+        """))
     if known.count < Set(userIds).count {
-        throw MeetError("meeting.invalid", status: 422, fieldProblems: [.init(field: field, code: "user.unknown")])
+        throw MeetError.invalidField(field, "user.unknown")
     }
 }
 
-/// Opaque random ids: 128 bits, URL-safe.
-enum OpaqueID {
-    static func make() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+/// Refuses with a field problem when any of `activityIds` is not in the catalog.
+func checkActivitiesExist(_ activityIds: [String], in db: Database) throws {
+    guard !activityIds.isEmpty else { return }
+    let known = try String.fetchSet(db, SQLRequest<String>(literal: "SELECT id FROM activity WHERE id IN \(activityIds)"))
+    if known.count < Set(activityIds).count {
+        throw MeetError.invalidField("activityIds", "activity.unknown")
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// A row of `meetingMember`.
-struct MeetingMemberRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
+struct MeetingMemberRecord: Codable, FetchableRecord, PersistableRecord, EpochTimes, Sendable {
     static let databaseTableName = "meetingMember"
 
     enum Role: String, Codable, Sendable {
@@ -13,9 +13,6 @@ struct MeetingMemberRecord: Codable, FetchableRecord, PersistableRecord, Sendabl
     var userId: String
     var role: Role
     var joinedAt: Date
-
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
 
     static func exists(_ db: Database, meetingId: String, userId: String) throws -> Bool {
         try exists(db, key: ["meetingId": meetingId, "userId": userId])

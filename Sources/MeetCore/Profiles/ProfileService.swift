@@ -64,21 +64,26 @@ public struct ProfileService: Sendable {
     public func searchUsers(matching query: String, seenBy viewer: String, after cursor: String?, limit: Int) async throws -> Page<Profile> {
         let position = try cursor.map(UserCursor.init(token:))
         guard Self.pageLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.pageLimit) }
-        let match = SearchQuery.ftsPrefixQuery(query)
+        let sql = Self.peopleQuery(matching: SearchQuery.ftsPrefixQuery(query), seenBy: viewer, after: position, limit: limit + 1)
         return try await database.pool.read { db in
-            var sql: SQL = "SELECT user.id, user.displayName FROM user WHERE \(UserVisibility.visible(to: viewer))"
-            if let match {
-                sql += " AND user.id IN (SELECT userId FROM userNameSearch WHERE userNameSearch MATCH \(match))"
-            }
-            if let position {
-                sql += " AND (user.displayName, user.id) > (\(position.displayName), \(position.userId))"
-            }
-            sql += " ORDER BY user.displayName, user.id LIMIT \(limit + 1)"
             let rows = try Row.fetchAll(db, SQLRequest(literal: sql))
             let page = rows.prefix(limit)
             let next = rows.count > limit ? page.last.map { UserCursor(displayName: $0["displayName"], userId: $0["id"]).token } : nil
             return Page(items: try Profile.fetchAll(db, userIds: page.map { $0["id"] }), nextCursor: next)
         }
+    }
+
+    /// Up to `limit` visible users after `position` in (displayName, id) order, whose name
+    /// matches the FTS5 query `match` when there is one.
+    static func peopleQuery(matching match: String?, seenBy viewer: String, after position: UserCursor?, limit: Int) -> SQL {
+        var sql: SQL = "SELECT user.id, user.displayName FROM user WHERE \(UserVisibility.visible(to: viewer))"
+        if let match {
+            sql += " AND user.id IN (SELECT userId FROM userNameSearch WHERE userNameSearch MATCH \(match))"
+        }
+        if let position {
+            sql += " AND (user.displayName, user.id) > (\(position.displayName), \(position.userId))"
+        }
+        return sql + " ORDER BY user.displayName, user.id LIMIT \(limit)"
     }
 
     static let notFound = MeetError("user.notFound", status: 404)

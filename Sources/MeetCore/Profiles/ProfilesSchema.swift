@@ -25,6 +25,10 @@ enum ProfilesSchema {
         },
         Migration(name: "112 create userLocation with its R*Tree", apply: createUserLocation),
         Migration(name: "113 index user names for search", apply: createUserNameSearch),
+        Migration(name: "114 order users by name") { db in
+            // People search pages through users in (displayName, id) order from a cursor.
+            try db.create(index: "user_displayNameOrder", on: "user", columns: ["displayName", "id"])
+        },
     ]
 
     /// Positions are kept in `userLocation`; only shared ones are copied into the R*Tree

@@ -20,6 +20,9 @@ public final class AppDatabase: Sendable {
             // WAL with NORMAL sync keeps committed data across a process crash;
             // only a power loss may drop the last transactions.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Reads map the file instead of copying pages through read(2): the feed reads
+            // thousands of scattered meeting rows per query, and the copies were a fifth of its CPU.
+            try db.execute(sql: "PRAGMA mmap_size = 1073741824")
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Schema.migrator.migrate(pool)

@@ -65,6 +65,40 @@ import Testing
         #expect(titles(try await f.service.feed(request, viewer: "viewer")) == ["near and soon", "near, later", "far and late"])
     }
 
+    @Test func relevanceWeighsSharedActivitiesAndFriendsGoing() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "viewer", "pal1", "pal2")
+        try await f.database.pool.write { db in
+            try db.execute(sql: "INSERT INTO profileActivity (userId, activityId) VALUES ('viewer', 'chess')")
+            for pal in ["pal1", "pal2"] {
+                try db.execute(sql: "INSERT INTO friendship (userId, friendId, since) VALUES (?, ?, ?), (?, ?, ?)",
+                               arguments: ["viewer", pal, MeetingFixture.now, pal, "viewer", MeetingFixture.now])
+            }
+        }
+        _ = try await meeting(f, "plain, soon", in: 12)
+        let withFriends = try await meeting(f, "friends going", in: 36)
+        for pal in ["pal1", "pal2"] { _ = try await f.service.join(withFriends.id, by: pal) }
+        _ = try await meeting(f, "chess, later", in: 60, activityIds: ["chess"])
+        var request = FeedRequest(lat: Self.center.lat, lon: Self.center.lon)
+        #expect(titles(try await f.service.feed(request, viewer: "viewer")) == ["plain, soon", "friends going", "chess, later"])
+        request.sort = .relevance
+        #expect(titles(try await f.service.feed(request, viewer: "viewer")) == ["chess, later", "friends going", "plain, soon"])
+        // Someone without those activities and friends sees the soonest first.
+        #expect(titles(try await f.service.feed(request, viewer: "ann")).first == "plain, soon")
+    }
+
+    @Test func meetingsOfBlockedOrganizersAreHidden() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "viewer")
+        let meeting = try await meeting(f, "ann's")
+        try await f.database.pool.write { db in
+            try db.execute(sql: "INSERT INTO block (blockerId, blockedId, createdAt) VALUES ('ann', 'viewer', ?)", arguments: [MeetingFixture.now])
+        }
+        #expect(try await f.service.feed(FeedRequest(), viewer: "viewer").items.isEmpty)
+        #expect(await errorCode { _ = try await f.service.meeting(meeting.id, viewer: "viewer") } == "meeting.notFound")
+        #expect(await fieldProblems { _ = try await f.service.invite(["viewer"], to: meeting.id, by: "ann") } == ["userIds:user.unknown"])
+    }
+
     @Test func pagesStayStableWhileTheDataChanges() async throws {
         let f = try MeetingFixture()
         let joiners = (0..<30).map { "j\($0)" }
@@ -110,12 +144,15 @@ import Testing
         ]
         try f.database.pool.read { db in
             for request in requests {
-                let (sql, arguments) = FeedCandidates.query(request, from: MeetingFixture.now, limit: 100)
+                let (sql, arguments) = try FeedCandidates.query(request, viewer: "v", from: MeetingFixture.now, limit: 100).build(db)
                 let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
                 let scans = plan.filter { $0.hasPrefix("SCAN m") && !$0.contains("USING") }
                 #expect(scans.isEmpty, "\(plan)")
-                if request.center != nil {
-                    #expect(plan.contains { $0.contains("SCAN p VIRTUAL TABLE") }, "\(plan)")
+                if request.circle != nil {
+                    // The R*Tree is asked for a box ("INDEX 2:" and the constraints' codes) or, when
+                    // an activity index drives the query, for single meetings ("INDEX 1:").
+                    let asked = #"SCAN p VIRTUAL TABLE INDEX (1:|2:[A-Za-z])"#
+                    #expect(plan.contains { $0.range(of: asked, options: .regularExpression) != nil }, "\(plan)")
                 }
             }
         }

@@ -41,28 +41,37 @@ import Testing
 
     @Test func privateMeetingsAreInvisibleToOutsidersOnEveryPath() async throws {
         let f = try MeetingFixture()
-        try f.users("ann", "bob", "eve")
-        let meeting = try await f.service.create(MeetingFixture.draft(visibility: "private", inviteeIds: ["bob"]), by: "ann")
+        try f.users("ann", "bob", "eve", "dan", "cy")
+        let meeting = try await f.service.create(MeetingFixture.draft(visibility: "private", inviteeIds: ["bob", "dan", "cy"]), by: "ann")
         let id = meeting.id
         let s = f.service
-        let paths: [(String, () async throws -> Void)] = [
-            ("read", { _ = try await s.meeting(id, viewer: "eve") }),
-            ("members", { _ = try await s.members(of: id, viewer: "eve") }),
-            ("join", { _ = try await s.join(id, by: "eve") }),
-            ("leave", { try await s.leave(id, by: "eve") }),
-            ("invite", { _ = try await s.invite(["bob"], to: id, by: "eve") }),
-            ("edit", { _ = try await s.update(id, with: MeetingChanges(), by: "eve") }),
-            ("cancel", { _ = try await s.cancel(id, by: "eve") }),
-            ("remove", { try await s.removeMember("ann", from: id, by: "eve") }),
-            ("calendar", { _ = try await s.calendar(for: id, viewer: "eve", link: { $0 }) }),
-            ("access", { _ = try await f.database.pool.read { db in try MeetingAccess.role(of: "eve", inMeeting: id, in: db) } }),
-        ]
-        for (name, path) in paths {
-            #expect(await errorCode(path) == "meeting.notFound", "\(name)")
+        // Whoever declined or left is an outsider again.
+        _ = try await s.answerInvitation(try await s.invitations(for: "dan")[0].id, accept: false, by: "dan")
+        _ = try await s.join(id, by: "cy")
+        try await s.leave(id, by: "cy")
+        func paths(_ eve: String) -> [(String, () async throws -> Void)] { [
+            ("read", { _ = try await s.meeting(id, viewer: eve) }),
+            ("members", { _ = try await s.members(of: id, viewer: eve) }),
+            ("join", { _ = try await s.join(id, by: eve) }),
+            ("leave", { try await s.leave(id, by: eve) }),
+            ("invite", { _ = try await s.invite(["bob"], to: id, by: eve) }),
+            ("edit", { _ = try await s.update(id, with: MeetingChanges(), by: eve) }),
+            ("cancel", { _ = try await s.cancel(id, by: eve) }),
+            ("remove", { try await s.removeMember("ann", from: id, by: eve) }),
+            ("calendar", { _ = try await s.calendar(for: id, viewer: eve, link: { $0 }) }),
+            ("access", { _ = try await f.database.pool.read { db in try MeetingAccess.role(of: eve, inMeeting: id, in: db) } }),
+        ] }
+        for outsider in ["eve", "dan", "cy"] {
+            for (name, path) in paths(outsider) {
+                #expect(await errorCode(path) == "meeting.notFound", "\(outsider) \(name)")
+            }
         }
         // The invitee sees it and may join.
         #expect(try await s.meeting(id, viewer: "bob").visibility == .private)
         #expect(try await s.join(id, by: "bob").memberCount == 2)
+        // Asked again, the one who declined sees it again.
+        _ = try await s.invite(["dan"], to: id, by: "ann")
+        #expect(try await s.meeting(id, viewer: "dan").id == id)
         #expect(try await s.invitations(for: "bob").isEmpty)
     }
 

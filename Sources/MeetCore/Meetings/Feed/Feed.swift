@@ -10,7 +10,7 @@ extension MeetingService {
         let time = now()
         if let text = request.cursor {
             guard let cursor = FeedCursor(text) else {
-                throw MeetError("feed.invalid", status: 422, fieldProblems: [.init(field: "cursor", code: "field.invalid")])
+                throw MeetError.invalidField("cursor", "field.invalid")
             }
             guard let snapshot = snapshots.snapshot(cursor.token, viewer: viewerId, now: time) else {
                 throw MeetError("feed.cursorExpired", status: 410)
@@ -19,7 +19,7 @@ extension MeetingService {
         }
         try request.validate()
         let snapshot = try await database.pool.read { db in
-            var candidates = try FeedCandidates.fetch(request, from: request.from ?? time, limit: Self.feedDepth, in: db)
+            var candidates = try FeedCandidates.fetch(request, viewer: viewerId, from: request.from ?? time, limit: Self.feedDepth, in: db)
             try rank(&candidates, by: request, viewer: viewerId, at: time, in: db)
             var distances: [Int64: Double] = [:]
             for candidate in candidates { distances[candidate.number] = candidate.distanceKm }
@@ -49,7 +49,7 @@ extension MeetingService {
         case .relevance:
             let relevance = Relevance(
                 now: time, signals: try PersonalSignals.fetch(for: viewerId, candidates: candidates.map(\.id), in: db),
-                hasCenter: request.center != nil)
+                hasCenter: request.circle != nil)
             let scores = Dictionary(uniqueKeysWithValues: candidates.map { ($0.number, relevance.score($0)) })
             byKey { -scores[$0.number]! }
         }

@@ -45,13 +45,13 @@ public struct FeedRequest: Sendable, Equatable {
         self.limit = limit
     }
 
-    /// The point asked about, if any.
-    var center: GeoPoint? {
+    /// The circle asked about, if any.
+    var circle: GeoCircle? {
         guard let lat, let lon else { return nil }
-        return GeoPoint(lat: lat, lon: lon)
+        return GeoCircle(lat: lat, lon: lon, radiusKm: radiusKm ?? Self.defaultRadiusKm)
     }
 
-    /// Refuses with `feed.invalid` (422) and field problems.
+    /// Refuses with `request.invalidFields` (422) naming each bad field.
     func validate() throws {
         var problems: [MeetError.FieldProblem] = []
         if (lat == nil) != (lon == nil) { problems.append(.init(field: lat == nil ? "lat" : "lon", code: "field.required")) }
@@ -64,7 +64,7 @@ public struct FeedRequest: Sendable, Equatable {
         if sort == .distance && lat == nil { problems.append(.init(field: "lat", code: "field.required")) }
         if let from, let to, to <= from { problems.append(.init(field: "to", code: "feed.toBeforeFrom")) }
         if !(1...Self.maxLimit).contains(limit) { problems.append(.init(field: "limit", code: "field.outOfRange")) }
-        if !problems.isEmpty { throw MeetError("feed.invalid", status: 422, fieldProblems: problems) }
+        if !problems.isEmpty { throw MeetError.invalidFields(problems) }
     }
 }
 
@@ -73,36 +73,4 @@ public struct FeedPage: Codable, Sendable, Equatable {
     public var items: [Meeting]
     /// Pass it back as `cursor` for the next page; absent on the last page.
     public var nextCursor: String?
-}
-
-/// A point on the Earth, in degrees.
-struct GeoPoint: Sendable, Equatable {
-    var lat: Double
-    var lon: Double
-
-    static let earthRadiusKm = 6371.0
-
-    /// Great-circle distance (haversine).
-    func distanceKm(to other: GeoPoint) -> Double {
-        let dLat = (other.lat - lat) * .pi / 180
-        let dLon = (other.lon - lon) * .pi / 180
-        let a = sin(dLat / 2) * sin(dLat / 2)
-            + cos(lat * .pi / 180) * cos(other.lat * .pi / 180) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * Self.earthRadiusKm * asin(min(1, sqrt(a)))
-    }
-
-    /// Latitude and longitude ranges that contain every point within `radiusKm`.
-    /// Longitude ranges are split where they cross the antimeridian.
-    func boundingBox(radiusKm: Double) -> (lat: ClosedRange<Double>, lon: [ClosedRange<Double>]) {
-        let dLat = radiusKm / Self.earthRadiusKm * 180 / .pi
-        let latRange = max(-90, lat - dLat)...min(90, lat + dLat)
-        let cosLat = cos(max(abs(latRange.lowerBound), abs(latRange.upperBound)) * .pi / 180)
-        guard cosLat > 1e-6 else { return (latRange, [-180...180]) }
-        let dLon = dLat / cosLat
-        if dLon >= 180 { return (latRange, [-180...180]) }
-        let low = lon - dLon, high = lon + dLon
-        if low < -180 { return (latRange, [(low + 360)...180, -180...high]) }
-        if high > 180 { return (latRange, [low...180, -180...(high - 360)]) }
-        return (latRange, [low...high])
-    }
 }

@@ -22,7 +22,7 @@ final class FeedSnapshots: Sendable {
 
     /// Stores `snapshot` and returns its token.
     func store(_ snapshot: Snapshot) -> String {
-        let token = OpaqueID.make()
+        let token = RandomToken.id()
         state.withLock { snapshots in
             if snapshots.count >= Self.maxCount {
                 let oldEnough = snapshot.created - Self.lifetime

@@ -1,0 +1,99 @@
+import Foundation
+import MeetCore
+
+// Seeds 100,000 meetings and 10,000 users into a fresh SQLite file, then times the nearby +
+// relevance feed query through MeetingService, the code the HTTP route calls.
+//
+//     swift run -c release FeedBenchmark [meetings] [users] [queries] [concurrency]
+
+let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
+let meetingCount = arguments.count > 0 ? arguments[0] : 100_000
+let userCount = arguments.count > 1 ? arguments[1] : 10_000
+let queryCount = arguments.count > 2 ? arguments[2] : 2_000
+let concurrency = arguments.count > 3 ? arguments[3] : 1
+
+// FEED_BENCHMARK_DB keeps the seeded file between runs (seeded once, reused after).
+let keptFile = ProcessInfo.processInfo.environment["FEED_BENCHMARK_DB"]
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("feed-benchmark-\(getpid())")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let path = keptFile ?? directory.appendingPathComponent("meetupd.sqlite").path
+let alreadySeeded = keptFile.map { FileManager.default.fileExists(atPath: $0) } ?? false
+let database = try AppDatabase(path: path)
+let now = Date()
+let service = MeetingService(database: database, resolvePlace: { _ in nil }, now: { now })
+let clock = ContinuousClock()
+if !alreadySeeded {
+    var seeder = Seeder(random: SplitMix(state: 42), now: now)
+    let seeding = try clock.measure { try seeder.seed(database, users: userCount, meetings: meetingCount) }
+    print("seeded \(meetingCount) meetings, \(userCount) users in \(seeding)")
+    // A running server checkpoints as it goes; start from that steady state.
+    try database.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+}
+
+/// CPU seconds this process has used: unlike wall-clock time, not inflated when other
+/// processes share the cores.
+func processCPUTime() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// One feed request as a phone would send it: a user somewhere in a city, 25 km around.
+@Sendable func request(_ n: Int) -> (FeedRequest, String) {
+    var random = SplitMix(state: UInt64(n) &* 7919)
+    let city = Seeder.cities[random.below(Seeder.cities.count)]
+    let feed = FeedRequest(
+        lat: city.lat + random.gaussian() * 0.05, lon: city.lon + random.gaussian() * 0.05, radiusKm: 25,
+        sort: .relevance, limit: 20)
+    return (feed, "user\(random.below(userCount))")
+}
+
+func run(_ label: String, queries: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+    for n in 0..<100 { try await body(n) }  // warm up caches and connections
+    let started = clock.now
+    let cpuStarted = processCPUTime()
+    let samples = try await withThrowingTaskGroup(of: [(wall: Double, cpu: Double)].self) { group in
+        for worker in 0..<concurrency {
+            group.addTask {
+                var own: [(wall: Double, cpu: Double)] = []
+                for n in stride(from: worker, to: queries, by: concurrency) {
+                    let cpu = processCPUTime()
+                    let wall = try await clock.measure { try await body(n) }
+                    own.append((milliseconds(wall), (processCPUTime() - cpu) * 1000))
+                }
+                return own
+            }
+        }
+        return try await group.reduce(into: []) { $0 += $1 }
+    }
+    let elapsed = milliseconds(clock.now - started) / 1000
+    let cpuTotal = processCPUTime() - cpuStarted
+    func percentiles(_ values: [Double]) -> String {
+        let sorted = values.sorted()
+        func at(_ p: Double) -> String { String(format: "%.2f", sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]) }
+        return "p50 \(at(0.5)) ms, p90 \(at(0.9)) ms, p99 \(at(0.99)) ms, max \(at(1))"
+    }
+    print("\(label): \(queries) queries, concurrency \(concurrency)")
+    print("  wall-clock: \(percentiles(samples.map(\.wall))); \(String(format: "%.0f", Double(queries) / elapsed)) queries/s")
+    if concurrency == 1 { print("  CPU time:   \(percentiles(samples.map(\.cpu)))") }
+    print("  CPU per query: \(String(format: "%.2f", cpuTotal * 1000 / Double(queries))) ms, so one core serves about \(String(format: "%.0f", Double(queries) / cpuTotal)) queries/s")
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+}
+
+var itemCount = 0
+for n in 0..<50 { itemCount += try await service.feed(request(n).0, viewer: request(n).1).items.count }
+print("average page: \(itemCount / 50) meetings")
+
+try await run("nearby + relevance, first page", queries: queryCount) { n in
+    let (feed, viewer) = request(n)
+    _ = try await service.feed(feed, viewer: viewer)
+}
+try await run("nearby + date, first page", queries: queryCount) { n in
+    var (feed, viewer) = request(n)
+    feed.sort = .date
+    _ = try await service.feed(feed, viewer: viewer)
+}

@@ -1,0 +1,99 @@
+import Foundation
+import Hummingbird
+import Testing
+
+/// Meetings over HTTP against the real server; the Python interop tests cover more cases.
+@Suite struct MeetingEndToEndTests {
+    static func time(hours: Double) -> String { (Date() + hours * 3600).formatted(.iso8601) }
+
+    static func draft(_ fields: [String: any Sendable] = [:]) -> [String: any Sendable] {
+        var draft: [String: any Sendable] = [
+            "title": "Evening run", "visibility": "public", "startsAt": time(hours: 24),
+            "place": ["lat": 50.4501, "lon": 30.5234] as [String: any Sendable],
+        ]
+        draft.merge(fields) { $1 }
+        return draft
+    }
+
+    @Test func createJoinFindAndExportAMeeting() async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            let bob = try await server.signedInUser()
+            let created = try await server.send(.post, "/api/v1/meetings", json: Self.draft(["maxParticipants": 2]), token: ann.token)
+            #expect(created.status == 201, "\(created.text)")
+            let id = try #require(created.string("id"))
+            #expect((created.json["place"] as? [String: Any])?["timeZone"] as? String == "Europe/Kyiv")
+
+            let joined = try await server.send(.post, "/api/v1/meetings/\(id)/join", token: bob.token)
+            #expect(joined.status == 200 && joined.json["memberCount"] as? Int == 2)
+
+            let feed = try await server.send(.get, "/api/v1/meetings?lat=50.45&lon=30.52&radiusKm=5&sort=relevance", token: bob.token)
+            let items = feed.json["items"] as? [[String: Any]] ?? []
+            #expect(items.map { $0["id"] as? String } == [id])
+            #expect((items.first?["distanceKm"] as? Double ?? 99) < 1)
+
+            let ics = try await server.send(.get, "/api/v1/meetings/\(id)/calendar.ics", token: bob.token)
+            #expect(ics.status == 200 && ics.headers[.contentType]?.hasPrefix("text/calendar") == true)
+            #expect(ics.text.contains("DTSTART;TZID=Europe/Kyiv:") && ics.text.contains("UID:\(id)@meetupd"))
+        }
+    }
+
+    @Test func aPrivateMeetingIsNotFoundForAStrangerOnEveryPath() async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            let eve = try await server.signedInUser()
+            let created = try await server.send(.post, "/api/v1/meetings", json: Self.draft(["visibility": "private"]), token: ann.token)
+            let path = "/api/v1/meetings/" + (try #require(created.string("id")))
+            let unknown = try await server.send(.get, "/api/v1/meetings/unknown", token: eve.token)
+            let requests: [(HTTPRequest.Method, String, [String: any Sendable]?)] = [
+                (.get, path, nil), (.patch, path, ["title": "x"]), (.delete, path, nil), (.post, path + "/join", nil),
+                (.post, path + "/leave", nil), (.get, path + "/members", nil), (.delete, path + "/members/\(ann.id)", nil),
+                (.post, path + "/invitations", ["userIds": [ann.id]]), (.get, path + "/calendar.ics", nil),
+            ]
+            for (method, url, body) in requests {
+                let reply = try await server.send(method, url, json: body, token: eve.token)
+                #expect(reply.status == 404, "\(method) \(url)")
+                #expect(reply.string("code") == "meeting.notFound" && reply.string("title") == unknown.string("title"), "\(method) \(url)")
+            }
+        }
+    }
+}
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A hundred clients, each on its own connection, join a ten-place meeting at once.
+@Suite struct MeetingCapacityTests {
+    @Test func aHundredSimultaneousJoinsFillExactlyTenPlaces() async throws {
+        try await TestServer.run { server in
+            let organizer = try await server.signedInUser()
+            var joiners: [SignedInUser] = []
+            for _ in 0..<100 { joiners.append(try await server.signedInUser()) }
+            let created = try await server.send(
+                .post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["maxParticipants": 10]), token: organizer.token)
+            let id = try #require(created.string("id"))
+            let port = try #require(server.client.port)
+
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.httpMaximumConnectionsPerHost = joiners.count
+            let session = URLSession(configuration: configuration)
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)/api/v1/meetings/\(id)/join"))
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for joiner in joiners {
+                    group.addTask {
+                        var request = URLRequest(url: url)
+                        request.httpMethod = "POST"
+                        request.setValue("Bearer " + joiner.token, forHTTPHeaderField: "Authorization")
+                        let (_, response) = try await session.data(for: request)
+                        return (response as? HTTPURLResponse)?.statusCode ?? 0
+                    }
+                }
+                return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+            }
+            #expect(statuses == [200: 9, 409: 91])
+            let members = try await server.send(.get, "/api/v1/meetings/\(id)/members", token: organizer.token)
+            #expect((members.json["items"] as? [Any])?.count == 10)
+        }
+    }
+}
