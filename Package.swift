@@ -105,11 +105,11 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
-        .target(name: "FuzzDriver", path: "Fuzz/FuzzDriver"),
+        .target(name: "FuzzDriver", path: "Tests/Fuzz/FuzzDriver"),
         .executableTarget(
             name: "StompFuzz",
             dependencies: ["Stomp", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
-            path: "Fuzz/StompFuzz",
+            path: "Tests/Fuzz/StompFuzz",
             exclude: ["corpus"]
         ),
         .executableTarget(
@@ -124,7 +124,7 @@ let package = Package(
         .executableTarget(
             name: "WebSocketFrameFuzz",
             dependencies: ["WebSocket", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
-            path: "Fuzz/WebSocketFrameFuzz"
+            path: "Tests/Fuzz/WebSocketFrameFuzz"
         ),
         .executableTarget(
             name: "WebSocketBenchmark",

@@ -9,7 +9,7 @@ import Stomp
 /// again: the decoder must never crash, and what it accepts must survive our own encoder.
 ///
 ///     swift build --product StompFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING
-///     .build/debug/StompFuzz -max_total_time=600 Fuzz/StompFuzz/corpus
+///     .build/debug/StompFuzz -max_total_time=600 Tests/Fuzz/StompFuzz/corpus
 @_cdecl("LLVMFuzzerTestOneInput")
 public func stompFuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
