@@ -3,8 +3,7 @@ import Foundation
 /// A circle on the Earth's surface, and the latitude/longitude boxes that cover it, for
 /// asking a spatial index before measuring exact distances.
 struct GeoCircle {
-    static let earthRadiusKm = 6371.0088
-    static let kmPerDegreeOfLatitude = earthRadiusKm * .pi / 180
+    static let kmPerDegreeOfLatitude = Coordinate.earthRadiusKm * .pi / 180
 
     /// A range of latitudes and longitudes, in degrees.
     struct Box: Equatable {
@@ -37,12 +36,8 @@ struct GeoCircle {
         return [box(west, east)]
     }
 
-    /// Great-circle distance from the centre (haversine).
+    /// Great-circle distance from the centre.
     func distanceKm(toLat otherLat: Double, lon otherLon: Double) -> Double {
-        let dLat = (otherLat - lat) * .pi / 180
-        let dLon = (otherLon - lon) * .pi / 180
-        let a = sin(dLat / 2) * sin(dLat / 2)
-            + cos(lat * .pi / 180) * cos(otherLat * .pi / 180) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * Self.earthRadiusKm * asin(min(1, sqrt(a)))
+        Coordinate(lat: lat, lon: lon).distanceKm(to: Coordinate(lat: otherLat, lon: otherLon))
     }
 }

@@ -74,7 +74,7 @@ enum FeedCandidates {
         // Great-circle distance (haversine) in SQLite's math functions, so that only the rows
         // kept ever reach Swift.
         let distance: SQL = """
-            (2 * \(GeoCircle.earthRadiusKm) * asin(min(1, sqrt(
+            (2 * \(Coordinate.earthRadiusKm) * asin(min(1, sqrt(
                 pow(sin(radians(m.lat - \(circle.lat)) / 2), 2)
                 + cos(radians(\(circle.lat))) * cos(radians(m.lat)) * pow(sin(radians(m.lon - \(circle.lon)) / 2), 2)))))
             """
