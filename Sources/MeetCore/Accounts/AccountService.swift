@@ -185,7 +185,7 @@ public struct AccountService: Sendable {
     /// The user with `id`.
     public func user(id: String) async throws -> User {
         let user = try await database.pool.read { db in try User.fetchOne(db, key: id) }
-        guard let user else { throw MeetError("user.not_found", status: 404) }
+        guard let user else { throw MeetError("user.notFound", status: 404) }
         return user
     }
 
