@@ -12,7 +12,8 @@ final class FeedSnapshots: Sendable {
         var viewerId: String
         var created: Date
         var numbers: [Int64]
-        var distances: [Int64: Double]
+        /// Beside each number, its distance from the point asked about; NaN for none.
+        var distances: [Double]
     }
 
     static let maxCount = 10_000
