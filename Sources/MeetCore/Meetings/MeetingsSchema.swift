@@ -7,6 +7,18 @@ enum MeetingsSchema {
         Migration(name: "302 meeting members, activities, invitations", apply: createMembership),
         Migration(name: "303 meeting spatial index", apply: createSpatialIndex),
         Migration(name: "304 activity and member changes touch their meeting", apply: touchMeetingOnChanges),
+        Migration(name: "305 feed cursors kept over a restart") { db in
+            // Filled on a graceful stop, emptied on the next start (FeedCursorStore).
+            try db.execute(sql: """
+                CREATE TABLE feedSnapshot (
+                    token TEXT PRIMARY KEY,
+                    viewerId TEXT NOT NULL,
+                    createdAt REAL NOT NULL,
+                    numbers BLOB NOT NULL,
+                    distances BLOB NOT NULL
+                )
+                """)
+        },
     ]
 
     private static func createMeetings(_ db: Database) throws {

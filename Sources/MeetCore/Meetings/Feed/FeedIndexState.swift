@@ -150,6 +150,17 @@ struct FeedIndexState: Sendable {
         return low
     }
 
+    /// Roughly the memory the index takes: its arrays by capacity, dictionaries by count
+    /// with their keys and values (hash table overhead left out).
+    var footprintBytes: Int {
+        func list<T>(_ array: [T]) -> Int { array.capacity * MemoryLayout<T>.stride }
+        func lists<T>(_ arrays: [[T]]) -> Int { list(arrays) + arrays.reduce(0) { $0 + list($1) + 32 } }
+        let cellBytes = cells.values.reduce(cells.count * 16) { $0 + list($1) + 32 }
+        let names = users.keys.reduce(0) { $0 + $1.utf8.count + 20 } + activities.keys.reduce(0) { $0 + $1.utf8.count + 20 }
+        return list(entries) + lists(activityLists) + lists(memberLists) + slots.count * 12 + list(freeSlots)
+            + cellBytes + list(online) + list(byTime) + lists(meetingsOf) + names
+    }
+
     /// The grid cell of a point, as one integer key.
     static func cell(lat: Double, lon: Double) -> Int64 {
         cell(latIndex: Int64((lat / cellDegrees).rounded(.down)), lonIndex: Int64((lon / cellDegrees).rounded(.down)))
