@@ -70,11 +70,7 @@ final class FeedIndex: TransactionObserver, Sendable {
     private func load() async throws {
         storage.withLock { $0 = Storage(phase: .loading(missed: [])) }
         let start = now().timeIntervalSince1970
-        // Rows come in time order, so each lands at the end of the time list.
-        var built = FeedIndexState()
-        for row in try await database.pool.read({ db in try FeedRows.upcoming(from: start, in: db) }) {
-            built.upsert(row)
-        }
+        var built = FeedIndexState(loading: try await database.pool.read { db in try FeedRows.upcoming(from: start, in: db) })
         storage.withLock { swap(&$0.state, &built) }
         // On the writer no commit can slip between re-reading what was missed and going live.
         try await database.pool.writeWithoutTransaction { db in

@@ -17,12 +17,19 @@ struct FeedEntry: Sendable, Equatable {
     var startsAt: Double
     var lat: Double
     var lon: Double
+    /// The point on the unit sphere, so that a distance needs no trigonometry
+    /// (`CircleDistance`).
+    var x: Double
+    var y: Double
+    var z: Double
     var memberCount: Int32
     /// The maximum of participants, 0 without one.
     var capacity: Int32
     var organizer: UInt32
     var placement: Placement
     var isFree: Bool
+    /// How many activities it has (the activities themselves are in `meetingsWith`).
+    var activityCount: UInt8
 
     var hasSpots: Bool { capacity == 0 || memberCount < capacity }
 }
@@ -44,16 +51,19 @@ struct FeedRow: Sendable, Equatable {
 
 /// The storage behind `FeedIndex`: every listed upcoming meeting once in `entries`, and
 /// three ways in — a latitude/longitude grid of cells, the list of online meetings, and all
-/// of them in time order — plus, per user, the meetings they are a member of.
+/// of them in time order — plus the reverse lists ranking needs: per user the meetings they
+/// are a member of, per activity the meetings that have it.
 ///
-/// Slots of removed meetings are reused; every list holds slots, never copies of entries.
+/// Every list holds slots (positions in `entries`), never copies. A query reads thousands
+/// of entries, so they are flat values, laid out at load so that each cell's meetings and
+/// the online ones sit side by side in memory; slots of removed meetings are reused.
 struct FeedIndexState: Sendable {
     /// The grid's cell edge in degrees: about 11 km of latitude, so a 25 km circle reads a
     /// few dozen cells and little outside the circle.
     static let cellDegrees = 0.1
 
     private(set) var entries: [FeedEntry] = []
-    /// Per slot, the meeting's interned activities and members.
+    /// Per slot, the meeting's interned activities and members, for updates.
     private(set) var activityLists: [[UInt32]] = []
     private(set) var memberLists: [[UInt32]] = []
     private var slots: [Int64: Int32] = [:]
@@ -64,24 +74,47 @@ struct FeedIndexState: Sendable {
     private(set) var byTime: [Int32] = []
     /// Per interned user, the slots of the meetings they are a member of.
     private(set) var meetingsOf: [[Int32]] = []
+    /// Per interned activity, the slots of the meetings that have it.
+    private(set) var meetingsWith: [[Int32]] = []
     private(set) var users: [String: UInt32] = [:]
     private(set) var activities: [String: UInt32] = [:]
 
     var count: Int { slots.count }
 
-    func slot(of number: Int64) -> Int32? { slots[number] }
+    init() {}
+
+    /// An index of `rows` built at once: placed by cell, then put in time order.
+    init(loading rows: [FeedRow]) {
+        func home(_ row: FeedRow) -> (Int, Int64) {
+            guard !row.online, let lat = row.lat, let lon = row.lon else { return (row.online ? 1 : 2, 0) }
+            return (0, Self.cell(lat: lat, lon: lon))
+        }
+        for row in rows.sorted(by: { home($0) < home($1) }) { place(row) }
+        byTime = Array(entries.indices.lazy.map(Int32.init)).sorted {
+            (entries[Int($0)].startsAt, entries[Int($0)].number) < (entries[Int($1)].startsAt, entries[Int($1)].number)
+        }
+    }
 
     /// Puts `row` in the index, replacing what it held for the same meeting.
     mutating func upsert(_ row: FeedRow) {
         remove(row.number)
+        let slot = place(row)
+        byTime.insert(slot, at: timePosition(of: entries[Int(slot)]))
+    }
+
+    /// Stores `row` in a slot and every list but the time order.
+    @discardableResult
+    private mutating func place(_ row: FeedRow) -> Int32 {
+        let activities = row.activityIds.map { intern(activity: $0) }
+        let members = row.memberIds.map { intern(user: $0) }
+        let (lat, lon) = (row.lat ?? 0, row.lon ?? 0)
+        let (φ, λ) = (lat * .pi / 180, lon * .pi / 180)
         let entry = FeedEntry(
-            number: row.number, startsAt: row.startsAt, lat: row.lat ?? 0, lon: row.lon ?? 0,
+            number: row.number, startsAt: row.startsAt, lat: lat, lon: lon, x: cos(φ) * cos(λ), y: cos(φ) * sin(λ), z: sin(φ),
             memberCount: Int32(clamping: row.memberCount), capacity: Int32(clamping: row.maxParticipants ?? 0),
             organizer: intern(user: row.organizerId),
             placement: row.online ? .online : (row.lat != nil && row.lon != nil ? .located : .unplaced),
-            isFree: row.isFree)
-        let activities = row.activityIds.map { intern(activity: $0) }
-        let members = row.memberIds.map { intern(user: $0) }
+            isFree: row.isFree, activityCount: UInt8(clamping: activities.count))
         let slot: Int32
         if let free = freeSlots.popLast() {
             slot = free
@@ -100,8 +133,9 @@ struct FeedIndexState: Sendable {
         case .online: online.append(slot)
         case .unplaced: break
         }
-        byTime.insert(slot, at: timePosition(of: entry))
         for member in members { meetingsOf[Int(member)].append(slot) }
+        for activity in activities { meetingsWith[Int(activity)].append(slot) }
+        return slot
     }
 
     /// Takes the meeting out of the index, if it is there.
@@ -118,6 +152,7 @@ struct FeedIndexState: Sendable {
         }
         byTime.remove(at: timePosition(of: entry))
         for member in memberLists[Int(slot)] { meetingsOf[Int(member)].removeFirst(slot) }
+        for activity in activityLists[Int(slot)] { meetingsWith[Int(activity)].removeFirst(slot) }
         activityLists[Int(slot)] = []
         memberLists[Int(slot)] = []
         freeSlots.append(slot)
@@ -158,7 +193,7 @@ struct FeedIndexState: Sendable {
         let cellBytes = cells.values.reduce(cells.count * 16) { $0 + list($1) + 32 }
         let names = users.keys.reduce(0) { $0 + $1.utf8.count + 20 } + activities.keys.reduce(0) { $0 + $1.utf8.count + 20 }
         return list(entries) + lists(activityLists) + lists(memberLists) + slots.count * 12 + list(freeSlots)
-            + cellBytes + list(online) + list(byTime) + lists(meetingsOf) + names
+            + cellBytes + list(online) + list(byTime) + lists(meetingsOf) + lists(meetingsWith) + names
     }
 
     /// The grid cell of a point, as one integer key.
@@ -182,12 +217,14 @@ struct FeedIndexState: Sendable {
         if let number = activities[id] { return number }
         let number = UInt32(activities.count)
         activities[id] = number
+        meetingsWith.append([])
         return number
     }
 }
 
 extension Array where Element == Int32 {
-    /// Removes the first occurrence of `slot`; lists are short (a cell, a user's meetings).
+    /// Removes the first occurrence of `slot`; lists are short (a cell, a user's meetings,
+    /// an activity's ~1,000 meetings) and only writes do this.
     fileprivate mutating func removeFirst(_ slot: Int32) {
         if let position = firstIndex(of: slot) { remove(at: position) }
     }

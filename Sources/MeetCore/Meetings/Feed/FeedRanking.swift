@@ -25,15 +25,13 @@ extension FeedIndexState {
         var ranked: [RankedMeeting] = []
         func consider(_ slot: Int32, distanceKm: Double) {
             let entry = entries[Int(slot)]
-            guard filter.admits(entry, activities: activityLists[Int(slot)]) else { return }
+            guard filter.admits(entry, slot: slot) else { return }
             ranked.append(RankedMeeting(key: key(slot, entry, distanceKm), startsAt: entry.startsAt, number: entry.number, distanceKm: distanceKm))
         }
         if let circle = request.circle {
             let center = CircleDistance(circle)
             forEachSlot(near: circle) { slot in
-                let entry = entries[Int(slot)]
-                let distance = center.distanceKm(lat: entry.lat, lon: entry.lon)
-                if distance <= circle.radiusKm { consider(slot, distanceKm: distance) }
+                if let distance = center.distanceKm(to: entries[Int(slot)]) { consider(slot, distanceKm: distance) }
             }
             for slot in online { consider(slot, distanceKm: .nan) }
         } else {
@@ -80,13 +78,12 @@ extension FeedIndexState {
         case .popularity:
             return { _, entry, _ in -Double(entry.memberCount) }
         case .relevance:
-            let liked = ActivitySet(viewer.activityIds, interned: activities)
-            let friendsGoing = friendsGoing(viewer.friendIds)
+            let shared = tally(Set(viewer.activityIds).compactMap { activities[$0] }.map { meetingsWith[Int($0)] })
+            let friendsGoing = tally(viewer.friendIds.compactMap { users[$0] }.map { meetingsOf[Int($0)] })
             let relevance = Relevance(now: now, hasCenter: request.circle != nil)
             return { slot, entry, distance in
-                let activities = activityLists[Int(slot)]
-                return -relevance.score(
-                    activities: activities.count, shared: activities.count(where: liked.contains),
+                -relevance.score(
+                    activities: Int(entry.activityCount), shared: Int(shared[Int(slot)]),
                     distanceKm: distance.isNaN ? nil : distance, friendsGoing: Int(friendsGoing[Int(slot)]),
                     startsAt: entry.startsAt, memberCount: Int(entry.memberCount),
                     capacity: entry.capacity == 0 ? nil : Int(entry.capacity))
@@ -94,12 +91,13 @@ extension FeedIndexState {
         }
     }
 
-    /// Per slot, how many of `friendIds` are members (counted up to 255).
-    private func friendsGoing(_ friendIds: [String]) -> [UInt8] {
+    /// Per slot, in how many of `lists` it is (up to 255): how many of the viewer's friends
+    /// go, how many of the viewer's activities it has. Counting from the few lists keeps
+    /// the scan of candidates to flat arrays.
+    func tally(_ lists: [[Int32]]) -> [UInt8] {
         var counts = [UInt8](repeating: 0, count: entries.count)
-        for friend in friendIds {
-            guard let user = users[friend] else { continue }
-            for slot in meetingsOf[Int(user)] where counts[Int(slot)] < .max { counts[Int(slot)] += 1 }
+        for list in lists {
+            for slot in list where counts[Int(slot)] < .max { counts[Int(slot)] += 1 }
         }
         return counts
     }
@@ -111,8 +109,8 @@ private struct FeedFilter {
     let to: Double?
     let freeOnly: Bool
     let hasSpots: Bool
-    /// `nil`: any activity.
-    let activities: ActivitySet?
+    /// Per slot, non-zero when the meeting has one of the asked activities; `nil`: any.
+    let withActivity: [UInt8]?
     let blockedOrganizers: Set<UInt32>
 
     init(_ request: FeedRequest, from: Double, viewer: FeedViewer, in state: FeedIndexState) {
@@ -120,56 +118,48 @@ private struct FeedFilter {
         to = request.to?.timeIntervalSince1970
         freeOnly = request.freeOnly
         hasSpots = request.hasSpots
-        activities = request.activityIds.isEmpty ? nil : ActivitySet(request.activityIds, interned: state.activities)
+        withActivity = request.activityIds.isEmpty
+            ? nil : state.tally(Set(request.activityIds).compactMap { state.activities[$0] }.map { state.meetingsWith[Int($0)] })
         blockedOrganizers = Set(viewer.blockedUserIds.compactMap { state.users[$0] })
     }
 
-    func admits(_ entry: FeedEntry, activities meetingActivities: [UInt32]) -> Bool {
+    func admits(_ entry: FeedEntry, slot: Int32) -> Bool {
         entry.startsAt >= from
             && (to.map { entry.startsAt < $0 } ?? true)
             && (!freeOnly || entry.isFree)
             && (!hasSpots || entry.hasSpots)
-            && (activities.map { wanted in meetingActivities.contains { wanted.contains($0) } } ?? true)
+            && (withActivity.map { $0[Int(slot)] > 0 } ?? true)
             && (blockedOrganizers.isEmpty || !blockedOrganizers.contains(entry.organizer))
     }
 }
 
-/// A set of interned activities as bits; ids the index has never seen match nothing.
-struct ActivitySet {
-    private var words: [UInt64] = []
-
-    init(_ ids: [String], interned: [String: UInt32]) {
-        for id in ids {
-            guard let number = interned[id] else { continue }
-            let word = Int(number / 64)
-            if word >= words.count { words += repeatElement(0, count: word - words.count + 1) }
-            words[word] |= 1 << (number % 64)
-        }
-    }
-
-    func contains(_ number: UInt32) -> Bool {
-        let word = Int(number / 64)
-        return word < words.count && words[word] & (1 << (number % 64)) != 0
-    }
-}
-
-/// Great-circle distances from one centre, with the centre's trigonometry done once; the
-/// same haversine as `Coordinate.distanceKm`.
+/// Great-circle distances from the centre of a circle, through the chord between points on
+/// the unit sphere: (chord / 2)² is the haversine of the angle, so the distance is
+/// 2R·asin(chord / 2), the haversine formula of `Coordinate.distanceKm` without its
+/// sines and cosines; and a point beyond the radius is known before any `asin`.
 private struct CircleDistance {
-    let lat: Double
-    let lon: Double
-    let cosLat: Double
+    let x: Double
+    let y: Double
+    let z: Double
+    let radiusKm: Double
+    /// The haversine of the radius, a hair wider so rounding never loses a point.
+    let maxHaversine: Double
 
     init(_ circle: GeoCircle) {
-        lat = circle.lat
-        lon = circle.lon
-        cosLat = cos(circle.lat * .pi / 180)
+        let (φ, λ) = (circle.lat * .pi / 180, circle.lon * .pi / 180)
+        (x, y, z) = (cos(φ) * cos(λ), cos(φ) * sin(λ), sin(φ))
+        radiusKm = circle.radiusKm
+        let halfAngle = sin(min(.pi / 2, circle.radiusKm / Coordinate.earthRadiusKm / 2))
+        maxHaversine = halfAngle * halfAngle * (1 + 1e-9)
     }
 
-    func distanceKm(lat otherLat: Double, lon otherLon: Double) -> Double {
-        let Δφ = (otherLat - lat) * .pi / 180, Δλ = (otherLon - lon) * .pi / 180
-        let h = sin(Δφ / 2) * sin(Δφ / 2) + cosLat * cos(otherLat * .pi / 180) * sin(Δλ / 2) * sin(Δλ / 2)
-        return 2 * Coordinate.earthRadiusKm * asin(min(1, h.squareRoot()))
+    /// The distance to `entry`, or `nil` when it is outside the circle.
+    func distanceKm(to entry: FeedEntry) -> Double? {
+        let (dx, dy, dz) = (entry.x - x, entry.y - y, entry.z - z)
+        let h = (dx * dx + dy * dy + dz * dz) / 4
+        guard h <= maxHaversine else { return nil }
+        let distance = 2 * Coordinate.earthRadiusKm * asin(min(1, h.squareRoot()))
+        return distance <= radiusKm ? distance : nil
     }
 }
 
