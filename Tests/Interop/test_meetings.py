@@ -77,6 +77,32 @@ def test_leave_and_remove(meetupd):
     assert [m["userId"] for m in members["items"]] == [ann["id"]]
 
 
+def test_members_show_names_and_photos_and_hide_blocked_users(meetupd):
+    server = meetupd()
+    ann = server.register_user(display_name="Ann")
+    bob = server.register_user(display_name="Bob")
+    cy = server.register_user(display_name="Cy")
+    assert server.request("PUT", "/api/v1/me/profile", {"displayName": "Bob B.", "photoId": "bob-photo"}, bob["token"])[0] == 200
+    path = "/api/v1/meetings/" + create_meeting(server, ann)["id"]
+    for user in (bob, cy):
+        assert server.request("POST", path + "/join", token=user["token"])[0] == 200
+
+    def members(user):
+        status, _, body = server.request("GET", path + "/members", token=user["token"])
+        assert status == 200, body
+        return body["items"]
+
+    listed = members(cy)
+    assert [(m["userId"], m["displayName"], m.get("photoId"), m["role"]) for m in listed] == [
+        (ann["id"], "Ann", None, "organizer"), (bob["id"], "Bob B.", "bob-photo", "member"), (cy["id"], "Cy", None, "member")]
+    assert all(m["joinedAt"].endswith("Z") for m in listed)
+
+    assert server.request("POST", "/api/v1/blocks", {"userId": cy["id"]}, bob["token"])[0] == 204
+    assert [m["displayName"] for m in members(cy)] == ["Ann", "Cy"]
+    assert [m["displayName"] for m in members(bob)] == ["Ann", "Bob B."]
+    assert len(members(ann)) == 3
+
+
 def test_invitations_are_sent_listed_accepted_and_declined(meetupd):
     server = meetupd()
     ann, bob, cy, dan = register_users(server, 4)
