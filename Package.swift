@@ -154,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "MeetServerTests",
             dependencies: [
-                "MeetServer", "MeetCore",
+                "MeetServer", "MeetCore", "Stomp",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,7 +1,10 @@
 """Meetings over the real server: life cycle, validation, private meetings, invitations
 and the feed. (Capacity under 100 concurrent joins is in the Swift end-to-end tests, where
 signing up a hundred users is cheap.)"""
+import json
+
 from meetings_support import KYIV, create_meeting, iso, register_users
+from stomp_support import connect_ws, subscribe_for_answer
 
 
 def test_create_read_edit_cancel(meetupd):
@@ -165,6 +168,14 @@ def test_private_meetings_answer_404_to_every_outsider_on_every_path(meetupd):
         unknown = server.request("GET", "/api/v1/meetings/doesNotExist", token=user["token"])[2]
         seen = server.request("GET", path, token=user["token"])[2]
         assert {k: v for k, v in seen.items() if k != "instance"} == {k: v for k, v in unknown.items() if k != "instance"}
+        # ... and so is its chat room.
+        conn, rec = connect_ws(server, user["token"])
+        conn.subscribe("/user/queue/errors", id="errors")
+        chat, unknown_chat = (json.loads(subscribe_for_answer(conn, rec, f"/topic/meetings.{m}.chat").body)
+                              for m in (mid, "doesNotExist"))
+        conn.disconnect()
+        assert chat["code"] == "meeting.notFound", (role, chat)
+        assert chat["message"] == unknown_chat["message"], role
     # ... and never in anybody's feed.
     status, _, feed = server.request("GET", "/api/v1/meetings?lat=50.45&lon=30.52", token=stranger["token"])
     assert status == 200 and mid not in {m["id"] for m in feed["items"]}
