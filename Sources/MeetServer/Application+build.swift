@@ -15,7 +15,7 @@ public func buildApplication(
     var logger = Logger(label: "meetupd")
     logger.logLevel = configuration.logLevel
     let services = try AppServices(configuration)
-    let broker = makeStompBroker(configuration, accounts: services.accounts, logger: logger)
+    let broker = makeStompBroker(configuration, services: services, logger: logger)
     return Application(
         router: try buildRouter(configuration, services: services),
         server: .http1WebSocket(configuration.webSocketEcho ? .echo() : .stomp(broker)),

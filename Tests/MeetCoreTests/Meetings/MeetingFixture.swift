@@ -29,7 +29,7 @@ struct MeetingFixture {
         }
     }
 
-    /// Creates users with these ids, their e-mail addresses confirmed.
+    /// Creates confirmed users with these ids (and display names).
     func users(_ ids: String...) throws {
         try users(ids)
     }
