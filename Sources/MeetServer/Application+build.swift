@@ -15,12 +15,14 @@ public func buildApplication(
     var logger = Logger(label: "meetupd")
     logger.logLevel = configuration.logLevel
     let services = try AppServices(configuration)
-    let broker = makeStompBroker(configuration, accounts: services.accounts, logger: logger)
+    let broker = makeStompBroker(configuration, services: services, logger: logger)
     return Application(
         router: try buildRouter(configuration, services: services),
         server: .http1WebSocket(configuration.webSocketEcho ? .echo() : .stomp(broker)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
-        services: configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? [],
+        // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
+        services: [FeedLifecycle(meetings: services.meetings, logger: logger)]
+            + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -48,8 +50,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
     addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database))
-    let geocoder = services.geocoder
-    addMeetingRoutes(to: api, meetings: MeetingService(database: database) { try await geocoder.place(for: $0) })
+    addMeetingRoutes(to: api, meetings: services.meetings)
 
     routes.load(from: router)
     return router
@@ -62,6 +63,8 @@ struct AppServices {
     let accounts: AccountService
     /// The configured geocoder; meetings resolve their places with `geocoder.place(for:)`.
     let geocoder: any Geocoder
+    /// One meeting service, whose feed index and cursors live as long as the server.
+    let meetings: MeetingService
 
     init(_ configuration: ServerConfiguration) throws {
         geocoder = configuration.geocoder.makeGeocoder()
@@ -73,5 +76,9 @@ struct AppServices {
             localizer: localizer,
             hasher: PasswordHasher(parameters: configuration.passwordHashing),
             now: configuration.now)
+        let geocoder = geocoder
+        meetings = MeetingService(database: database, resolvePlace: { try await geocoder.place(for: $0) }, now: configuration.now)
+        // Before serving, so that no cursor from before a restart is refused meanwhile.
+        try meetings.restoreFeedCursors()
     }
 }

@@ -1,7 +1,10 @@
 """Meetings over the real server: life cycle, validation, private meetings, invitations
 and the feed. (Capacity under 100 concurrent joins is in the Swift end-to-end tests, where
 signing up a hundred users is cheap.)"""
+import json
+
 from meetings_support import KYIV, create_meeting, iso, register_users
+from stomp_support import connect_ws, subscribe_for_answer
 
 
 def test_create_read_edit_cancel(meetupd):
@@ -77,6 +80,32 @@ def test_leave_and_remove(meetupd):
     assert [m["userId"] for m in members["items"]] == [ann["id"]]
 
 
+def test_members_show_names_and_photos_and_hide_blocked_users(meetupd):
+    server = meetupd()
+    ann = server.register_user(display_name="Ann")
+    bob = server.register_user(display_name="Bob")
+    cy = server.register_user(display_name="Cy")
+    assert server.request("PUT", "/api/v1/me/profile", {"displayName": "Bob B.", "photoId": "bob-photo"}, bob["token"])[0] == 200
+    path = "/api/v1/meetings/" + create_meeting(server, ann)["id"]
+    for user in (bob, cy):
+        assert server.request("POST", path + "/join", token=user["token"])[0] == 200
+
+    def members(user):
+        status, _, body = server.request("GET", path + "/members", token=user["token"])
+        assert status == 200, body
+        return body["items"]
+
+    listed = members(cy)
+    assert [(m["userId"], m["displayName"], m.get("photoId"), m["role"]) for m in listed] == [
+        (ann["id"], "Ann", None, "organizer"), (bob["id"], "Bob B.", "bob-photo", "member"), (cy["id"], "Cy", None, "member")]
+    assert all(m["joinedAt"].endswith("Z") for m in listed)
+
+    assert server.request("POST", "/api/v1/blocks", {"userId": cy["id"]}, bob["token"])[0] == 204
+    assert [m["displayName"] for m in members(cy)] == ["Ann", "Cy"]
+    assert [m["displayName"] for m in members(bob)] == ["Ann", "Bob B."]
+    assert len(members(ann)) == 3
+
+
 def test_invitations_are_sent_listed_accepted_and_declined(meetupd):
     server = meetupd()
     ann, bob, cy, dan = register_users(server, 4)
@@ -139,6 +168,14 @@ def test_private_meetings_answer_404_to_every_outsider_on_every_path(meetupd):
         unknown = server.request("GET", "/api/v1/meetings/doesNotExist", token=user["token"])[2]
         seen = server.request("GET", path, token=user["token"])[2]
         assert {k: v for k, v in seen.items() if k != "instance"} == {k: v for k, v in unknown.items() if k != "instance"}
+        # ... and so is its chat room.
+        conn, rec = connect_ws(server, user["token"])
+        conn.subscribe("/user/queue/errors", id="errors")
+        chat, unknown_chat = (json.loads(subscribe_for_answer(conn, rec, f"/topic/meetings.{m}.chat").body)
+                              for m in (mid, "doesNotExist"))
+        conn.disconnect()
+        assert chat["code"] == "meeting.notFound", (role, chat)
+        assert chat["message"] == unknown_chat["message"], role
     # ... and never in anybody's feed.
     status, _, feed = server.request("GET", "/api/v1/meetings?lat=50.45&lon=30.52", token=stranger["token"])
     assert status == 200 and mid not in {m["id"] for m in feed["items"]}

@@ -56,4 +56,10 @@ public enum MeetingAccess {
     public static func role(of userId: String, inMeeting meetingId: String, in db: Database) throws -> MeetingRole {
         try MeetingRecord.visible(meetingId, to: userId, in: db).1
     }
+
+    /// The same, read from `database` on its own reader threads, for callers without a
+    /// `Database` at hand (STOMP's authorizer).
+    public static func role(of userId: String, inMeeting meetingId: String, in database: AppDatabase) async throws -> MeetingRole {
+        try await database.pool.read { db in try role(of: userId, inMeeting: meetingId, in: db) }
+    }
 }

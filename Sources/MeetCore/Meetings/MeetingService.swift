@@ -8,6 +8,7 @@ public struct MeetingService: Sendable {
     let resolvePlace: PlaceResolver
     let now: @Sendable () -> Date
     let snapshots: FeedSnapshots
+    let index: FeedIndex
 
     /// - Parameters:
     ///   - resolvePlace: turns the place a client sends into a geocoded place.
@@ -17,6 +18,7 @@ public struct MeetingService: Sendable {
         self.resolvePlace = resolvePlace
         self.now = now
         self.snapshots = FeedSnapshots()
+        self.index = FeedIndex(database: database, now: now)
     }
 
     /// Creates a meeting organized by `organizerId`, who becomes its first member; invitees

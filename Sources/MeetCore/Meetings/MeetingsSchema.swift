@@ -6,6 +6,19 @@ enum MeetingsSchema {
         Migration(name: "301 meetings", apply: createMeetings),
         Migration(name: "302 meeting members, activities, invitations", apply: createMembership),
         Migration(name: "303 meeting spatial index", apply: createSpatialIndex),
+        Migration(name: "304 activity and member changes touch their meeting", apply: touchMeetingOnChanges),
+        Migration(name: "305 feed cursors kept over a restart") { db in
+            // Filled on a graceful stop, emptied on the next start (FeedCursorStore).
+            try db.execute(sql: """
+                CREATE TABLE feedSnapshot (
+                    token TEXT PRIMARY KEY,
+                    viewerId TEXT NOT NULL,
+                    createdAt REAL NOT NULL,
+                    numbers BLOB NOT NULL,
+                    distances BLOB NOT NULL
+                )
+                """)
+        },
     ]
 
     private static func createMeetings(_ db: Database) throws {
@@ -104,6 +117,27 @@ enum MeetingsSchema {
             END;
             CREATE TRIGGER meetingPoint_delete AFTER DELETE ON meeting BEGIN
                 DELETE FROM meetingPoint WHERE number = OLD.number;
+            END;
+            """)
+    }
+
+    /// The feed index re-reads the `meeting` rows a transaction touched, and SQLite reports
+    /// no row changes of `WITHOUT ROWID` tables: a change of a meeting's activities or
+    /// members must touch the meeting's row. Joins and leaves already do (`memberCount`).
+    private static func touchMeetingOnChanges(_ db: Database) throws {
+        let touch = "UPDATE meeting SET updatedAt = updatedAt WHERE id IN"
+        try db.execute(sql: """
+            CREATE TRIGGER meetingActivity_added AFTER INSERT ON meetingActivity BEGIN
+                \(touch) (NEW.meetingId);
+            END;
+            CREATE TRIGGER meetingActivity_removed AFTER DELETE ON meetingActivity BEGIN
+                \(touch) (OLD.meetingId);
+            END;
+            CREATE TRIGGER meetingActivity_changed AFTER UPDATE ON meetingActivity BEGIN
+                \(touch) (OLD.meetingId, NEW.meetingId);
+            END;
+            CREATE TRIGGER meetingMember_changed AFTER UPDATE OF meetingId, userId ON meetingMember BEGIN
+                \(touch) (OLD.meetingId, NEW.meetingId);
             END;
             """)
     }

@@ -19,9 +19,12 @@ struct MeetingMemberRecord: Codable, FetchableRecord, PersistableRecord, EpochTi
     }
 }
 
-/// A member of a meeting as the members list shows them.
+/// A member of a meeting as the members list shows them: what a client needs to draw them.
 public struct MeetingMember: Codable, Sendable, Equatable {
     public var userId: String
+    public var displayName: String
+    /// The profile photo, if the member has set one.
+    public var photoId: String?
     public var role: MeetingRole
     public var joinedAt: Date
 }
@@ -81,15 +84,24 @@ extension MeetingService {
         }
     }
 
-    /// The members, organizer first, then in the order they joined.
+    /// The members, organizer first, then in the order they joined. Members hidden from the
+    /// viewer (blocked either way, banned) are left out, as everywhere else.
     public func members(of id: String, viewer viewerId: String) async throws -> [MeetingMember] {
         try await database.pool.read { db in
             _ = try MeetingRecord.visible(id, to: viewerId, in: db)
-            return try MeetingMemberRecord
-                .filter(Column("meetingId") == id)
-                .order(sql: "role = 'organizer' DESC, joinedAt, userId")
-                .fetchAll(db)
-                .map { MeetingMember(userId: $0.userId, role: $0.role == .organizer ? .organizer : .member, joinedAt: $0.joinedAt) }
+            return try Row.fetchAll(db, SQLRequest(literal: """
+                SELECT member.userId, user.displayName, profile.photoId, member.role, member.joinedAt
+                FROM meetingMember AS member
+                JOIN user ON user.id = member.userId
+                LEFT JOIN profile ON profile.userId = member.userId
+                WHERE member.meetingId = \(id) AND \(UserVisibility.visible(to: viewerId))
+                ORDER BY member.role = 'organizer' DESC, member.joinedAt, member.userId
+                """)).map { row in
+                MeetingMember(
+                    userId: row["userId"], displayName: row["displayName"], photoId: row["photoId"],
+                    role: row["role"] == MeetingMemberRecord.Role.organizer.rawValue ? .organizer : .member,
+                    joinedAt: Date(timeIntervalSince1970: row["joinedAt"]))
+            }
         }
     }
 

@@ -1,10 +1,13 @@
+import CompressNIO
 import Foundation
+import NIOCore
 
 /// The offline gazetteer in memory: towns with their country, region, population and time
 /// zone, the names to find them by, and the indexes behind forward and reverse lookup.
 ///
-/// It is read once from the file `Resources/Gazetteer/build_gazetteer.py` writes (the format
-/// is described there) and never changes afterwards, so any number of tasks may share it.
+/// It is read once from the gzip-compressed file `Resources/Gazetteer/build_gazetteer.py`
+/// writes (the format is described there) and never changes afterwards, so any number of
+/// tasks may share it.
 struct Gazetteer: Sendable {
     struct Town: Sendable {
         var name: String
@@ -23,12 +26,17 @@ struct Gazetteer: Sendable {
     let typos: TypoIndex
     let grid: SpatialGrid
 
-    /// Reads the gazetteer file at `path`.
-    /// - Throws: `CocoaError` when the file cannot be read, `GazetteerFileError` when a
-    ///   line does not parse.
+    /// The file inflates to about 8 MB; a bigger one is not a gazetteer.
+    private static let maxInflatedSize = 64 << 20
+
+    /// Reads the gzip-compressed gazetteer file at `path`.
+    /// - Throws: `CocoaError` when the file cannot be read, `CompressNIOError` when it is not
+    ///   gzip, `GazetteerFileError` when a line does not parse.
     init(contentsOf path: String) throws {
+        var compressed = ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: path)))
+        let text = try compressed.decompress(with: .gzip(), maxSize: Self.maxInflatedSize)
         var file = GazetteerFile(path: path)
-        try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes { raw in
+        try text.withUnsafeReadableBytes { raw in
             try file.read(raw.bindMemory(to: UInt8.self))
         }
         towns = file.towns

@@ -1,21 +1,49 @@
+import MeetCore
 import NIOCore
 import Stomp
 
 /// Who may use which broker destination. Every user may listen to their own `/user/queue/...`
-/// (the broker keys those per user). With `--stomp-sandbox`, any authenticated session may
-/// SUBSCRIBE and SEND on `/topic/sandbox.*` like a stock broker's topic, so the protocol can be
-/// checked apart from the app's rules. Everything else is refused until a feature allows it.
+/// (the broker keys those per user). A meeting's rooms (`/topic/meetings.{id}.chat`, `.typing`,
+/// `.locations`) are for its organizer and members, decided by the same rules as REST
+/// (``MeetingAccess``). With `--stomp-sandbox`, any authenticated session may SUBSCRIBE and SEND
+/// on `/topic/sandbox.*` like a stock broker's topic, so the protocol can be checked apart from
+/// the app's rules. Everything else is refused until a feature allows it.
 struct StompAuthorizerRules: StompAuthorizer {
     let sandbox: Bool
+    let database: AppDatabase
 
     func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         if access == .subscribe, destination.hasPrefix("/user/queue/") {
             return eventLoop.makeSucceededVoidFuture()
         }
+        if access == .subscribe, let topic = MeetingTopic(destination: destination) {
+            // A database read: done by GRDB's reader threads, never on the event loop.
+            return eventLoop.makeFutureWithTask { [database] in
+                try await Self.requireMember(principal.userID, of: topic.meetingId, in: database)
+            }
+        }
         if sandbox, destination.hasPrefix("/topic/sandbox."), destination.count > "/topic/sandbox.".count {
             return eventLoop.makeSucceededVoidFuture()
         }
         return eventLoop.makeFailedFuture(StompRefusal(code: "forbidden", message: "\(destination) is not open to this session"))
     }
+
+    /// Refuses anyone but the organizer and members. A meeting the user may not know about
+    /// (private, or its organizer blocked) is refused exactly like one that does not exist.
+    private static func requireMember(_ userID: String, of meetingId: String, in database: AppDatabase) async throws {
+        let role: MeetingRole
+        do {
+            role = try await MeetingAccess.role(of: userID, inMeeting: meetingId, in: database)
+        } catch let error as MeetError where error.code == MeetingRefusal.notFound.code {
+            throw MeetingRefusal.notFound
+        }
+        guard role == .organizer || role == .member else { throw MeetingRefusal.notMember }
+    }
+}
+
+/// The refusals of a meeting's rooms; their codes are the REST problem codes.
+enum MeetingRefusal {
+    static let notFound = StompRefusal(code: "meeting.notFound", message: "no such meeting")
+    static let notMember = StompRefusal(code: "meeting.notMember", message: "only the meeting's members may join its rooms")
 }

@@ -4,11 +4,11 @@ import Stomp
 
 /// The app's STOMP broker: sessions authenticate with REST bearer tokens; destinations are
 /// opened by ``StompAuthorizerRules`` (and the sandbox, when configured).
-func makeStompBroker(_ configuration: ServerConfiguration, accounts: AccountService, logger: Logger) -> StompBroker {
+func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) -> StompBroker {
     var stompLogger = logger
     stompLogger[metadataKey: "subsystem"] = "stomp"
     return StompBroker(
-        authenticator: StompAccountAuthenticator(accounts: accounts),
-        authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox),
+        authenticator: StompAccountAuthenticator(accounts: services.accounts),
+        authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, database: services.database),
         logger: stompLogger)
 }

@@ -29,7 +29,7 @@ struct MeetingFixture {
         }
     }
 
-    /// Creates users with these ids.
+    /// Creates confirmed users with these ids (and display names).
     func users(_ ids: String...) throws {
         try users(ids)
     }
@@ -39,8 +39,8 @@ struct MeetingFixture {
             for id in ids {
                 try db.execute(
                     sql: """
-                        INSERT INTO user (id, email, displayName, locale, passwordHash, createdAt)
-                        VALUES (?, ? || '@example.org', ?, 'en', '', CURRENT_TIMESTAMP)
+                        INSERT INTO user (id, email, displayName, locale, passwordHash, emailConfirmedAt, createdAt)
+                        VALUES (?, ? || '@example.org', ?, 'en', '', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)
                         """,
                     arguments: [id, id, id])
             }

@@ -39,6 +39,22 @@ import Testing
         #expect(try f.events(.meetingMemberRemoved).map(\.recipients) == [["cy"]])
     }
 
+    @Test func membersListHidesBannedAndBlockedUsers() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "bob", "cy", "dan")
+        let meeting = try await f.service.create(MeetingFixture.draft(), by: "ann")
+        for user in ["bob", "cy", "dan"] { _ = try await f.service.join(meeting.id, by: user) }
+        try await f.database.pool.write { db in
+            try db.execute(sql: "UPDATE user SET banned = 1 WHERE id = 'dan'")
+            try db.execute(sql: "INSERT INTO block (blockerId, blockedId, createdAt) VALUES ('bob', 'cy', 0)")
+        }
+        let seenByAnn = try await f.service.members(of: meeting.id, viewer: "ann")
+        #expect(seenByAnn.map(\.userId) == ["ann", "bob", "cy"])
+        #expect(seenByAnn.map(\.displayName) == ["ann", "bob", "cy"])
+        #expect(seenByAnn.map(\.role) == [.organizer, .member, .member])
+        #expect(try await f.service.members(of: meeting.id, viewer: "cy").map(\.userId) == ["ann", "cy"])
+    }
+
     @Test func privateMeetingsAreInvisibleToOutsidersOnEveryPath() async throws {
         let f = try MeetingFixture()
         try f.users("ann", "bob", "eve", "dan", "cy")

@@ -22,6 +22,13 @@ import Testing
         #expect(first.city == city)
     }
 
+    /// The gazetteer keeps names people type, not the codes GeoNames lists among them.
+    @Test func initialsFindTheirTownButAirportCodesDoNot() async throws {
+        #expect(try await geocoder.search("NYC").first?.name == "New York City")
+        #expect(try await geocoder.search("HCMC").first?.name == "Ho Chi Minh City")
+        #expect(try await geocoder.search("IEV").allSatisfy { $0.city != "Kyiv" })
+    }
+
     @Test func aDistrictIsPlacedInItsCity() async throws {
         let pechersk = try #require(try await geocoder.search("Pechersk").first)
         #expect(pechersk.name == "Pechersk" && pechersk.city == "Kyiv")

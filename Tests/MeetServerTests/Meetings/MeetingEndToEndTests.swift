@@ -38,6 +38,39 @@ import Testing
         }
     }
 
+    @Test func membersCarryNamesAndPhotosAndHideBlockedUsers() async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            let bob = try await server.signedInUser()
+            let cy = try await server.signedInUser()
+            let profile = try await server.send(.put, "/api/v1/me/profile", json: ["displayName": "Bob", "photoId": "bob-photo"], token: bob.token)
+            #expect(profile.status == 200, "\(profile.text)")
+            let created = try await server.send(.post, "/api/v1/meetings", json: Self.draft(), token: ann.token)
+            let meeting = "/api/v1/meetings/" + (try #require(created.string("id")))
+            for user in [bob, cy] {
+                #expect(try await server.send(.post, meeting + "/join", token: user.token).status == 200)
+            }
+            func members(seenBy user: SignedInUser) async throws -> [[String: Any]] {
+                let reply = try await server.send(.get, meeting + "/members", token: user.token)
+                #expect(reply.status == 200, "\(reply.text)")
+                return reply.json["items"] as? [[String: Any]] ?? []
+            }
+
+            let all = try await members(seenBy: ann)
+            #expect(all.map { $0["userId"] as? String } == [ann.id, bob.id, cy.id])
+            #expect(all.map { $0["displayName"] as? String } == ["Olena", "Bob", "Olena"])
+            #expect(all.map { $0["photoId"] as? String } == [nil, "bob-photo", nil])
+            #expect(all.map { $0["role"] as? String } == ["organizer", "member", "member"])
+            #expect(all.allSatisfy { ($0["joinedAt"] as? String)?.hasSuffix("Z") == true })
+
+            // A block hides each from the other, and from no one else.
+            #expect(try await server.send(.post, "/api/v1/blocks", json: ["userId": bob.id], token: cy.token).status == 204)
+            #expect(try await members(seenBy: cy).map { $0["userId"] as? String } == [ann.id, cy.id])
+            #expect(try await members(seenBy: bob).map { $0["userId"] as? String } == [ann.id, bob.id])
+            #expect(try await members(seenBy: ann).count == 3)
+        }
+    }
+
     @Test func aPrivateMeetingIsNotFoundForAStrangerOnEveryPath() async throws {
         try await TestServer.run { server in
             let ann = try await server.signedInUser()

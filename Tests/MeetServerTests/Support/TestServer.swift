@@ -23,19 +23,24 @@ struct TestServer: Sendable {
     let client: any TestClientProtocol
     let dataDirectory: URL
 
-    /// Runs `body` against a freshly started server, then stops it and deletes its data.
-    /// `now` is the server's clock (the real one unless a test moves it).
+    /// Runs `body` against a freshly started server, then stops it gracefully and deletes
+    /// its data. `now` is the server's clock (the real one unless a test moves it);
+    /// `stompPort`, when given, opens STOMP over plain TCP there too. Given a
+    /// `dataDirectory`, the server uses it and leaves it for the next run (a restart).
     static func run<Value: Sendable>(
         now: @escaping @Sendable () -> Date = Date.init,
+        stompPort: Int? = nil,
+        dataDirectory: URL? = nil,
         _ body: @Sendable (TestServer) async throws -> Value
     ) async throws -> Value {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-test-" + UUID().uuidString)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-test-" + UUID().uuidString)
+        defer { if dataDirectory == nil { try? FileManager.default.removeItem(at: directory) } }
         // Cheap scrypt keeps tests quick; the real cost is measured in Benchmarks/.
         var configuration = ServerConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory.path, logLevel: .warning,
             passwordHashing: .init(logRounds: 4))
         configuration.now = now
+        configuration.stompPort = stompPort
         let app = try buildApplication(configuration)
         return try await app.test(.live) { client in
             try await body(TestServer(client: client, dataDirectory: directory))

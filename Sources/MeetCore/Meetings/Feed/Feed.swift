@@ -15,75 +15,46 @@ extension MeetingService {
             guard let snapshot = snapshots.snapshot(cursor.token, viewer: viewerId, now: time) else {
                 throw MeetError("feed.cursorExpired", status: 410)
             }
-            return try await page(of: snapshot, token: cursor.token, offset: cursor.offset, limit: request.limit)
-        }
-        try request.validate()
-        let snapshot = try await database.pool.read { db in
-            var candidates = try FeedCandidates.fetch(request, viewer: viewerId, from: request.from ?? time, limit: Self.feedDepth, in: db)
-            try rank(&candidates, by: request, viewer: viewerId, at: time, in: db)
-            var distances: [Int64: Double] = [:]
-            for candidate in candidates { distances[candidate.number] = candidate.distanceKm }
-            return FeedSnapshots.Snapshot(viewerId: viewerId, created: time, numbers: candidates.map(\.number), distances: distances)
-        }
-        // Only a list longer than one page needs remembering.
-        let token = snapshot.numbers.count > request.limit ? snapshots.store(snapshot) : ""
-        return try await page(of: snapshot, token: token, offset: 0, limit: request.limit)
-    }
-
-    private func rank(_ candidates: inout [FeedCandidate], by request: FeedRequest, viewer viewerId: String, at time: Date, in db: Database) throws {
-        // Candidates arrive soonest first; every order below breaks ties the same way.
-        let position = Dictionary(uniqueKeysWithValues: candidates.enumerated().map { ($1.number, $0) })
-        func byKey<Key: Comparable>(_ key: (FeedCandidate) -> Key) {
-            candidates.sort { lhs, rhs in
-                let (l, r) = (key(lhs), key(rhs))
-                return l != r ? l < r : position[lhs.number]! < position[rhs.number]!
+            return try await database.pool.read { db in
+                try page(of: snapshot, token: cursor.token, offset: cursor.offset, limit: request.limit, in: db)
             }
         }
-        switch request.sort {
-        case .date:
-            break
-        case .distance:
-            byKey { $0.distanceKm ?? .infinity }
-        case .popularity:
-            byKey { -$0.memberCount }
-        case .relevance:
-            let relevance = Relevance(
-                now: time, signals: try PersonalSignals.fetch(for: viewerId, candidates: candidates.map(\.id), in: db),
-                hasCenter: request.circle != nil)
-            let scores = Dictionary(uniqueKeysWithValues: candidates.map { ($0.number, relevance.score($0)) })
-            byKey { -scores[$0.number]! }
+        try request.validate()
+        try await index.ready()
+        // One read: the viewer's blocks (and friends and activities), then the first page.
+        return try await database.pool.read { db in
+            let viewer = try FeedViewer.fetch(viewerId, forRelevance: request.sort == .relevance, in: db)
+            let ranked = index.rank(request, from: (request.from ?? time).timeIntervalSince1970, viewer: viewer, depth: Self.feedDepth)
+            let snapshot = FeedSnapshots.Snapshot(
+                viewerId: viewerId, created: time, numbers: ranked.map(\.number), distances: ranked.map(\.distanceKm))
+            // Only a list longer than one page needs remembering.
+            let token = snapshot.numbers.count > request.limit ? snapshots.store(snapshot) : ""
+            return try page(of: snapshot, token: token, offset: 0, limit: request.limit, in: db)
         }
     }
 
     /// `limit` meetings of `snapshot` from `offset`, read as they are now: meetings cancelled
     /// or made private since the snapshot drop out, the rest keep their place.
-    private func page(of snapshot: FeedSnapshots.Snapshot, token: String, offset: Int, limit: Int) async throws -> FeedPage {
-        let numbers = Array(snapshot.numbers.dropFirst(offset).prefix(limit))
-        let items = try await database.pool.read { db in
-            let records = try MeetingRecord.fetchAll(db, keys: numbers)
-            let byNumber = Dictionary(uniqueKeysWithValues: records.map { ($0.number!, $0) })
-            let activities = try FeedActivities.fetch(records.map(\.id), in: db)
-            return numbers.compactMap { number -> Meeting? in
-                guard let record = byNumber[number], !record.isCancelled, record.visibility == .public else { return nil }
-                return record.meeting(activityIds: activities[record.id] ?? [], distanceKm: snapshot.distances[number])
-            }
+    private func page(of snapshot: FeedSnapshots.Snapshot, token: String, offset: Int, limit: Int, in db: Database) throws -> FeedPage {
+        let range = min(offset, snapshot.numbers.count)..<min(offset + limit, snapshot.numbers.count)
+        let numbers = "[" + snapshot.numbers[range].map(String.init).joined(separator: ",") + "]"
+        // Cached statements: the same two queries for every page.
+        let records = try MeetingRecord.fetchAll(
+            db.cachedStatement(sql: "SELECT * FROM meeting WHERE number IN (SELECT value FROM json_each(?))"), arguments: [numbers])
+        let byNumber = Dictionary(uniqueKeysWithValues: records.map { ($0.number!, $0) })
+        var activities: [Int64: [String]] = [:]
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT m.number, a.activityId FROM meeting m JOIN meetingActivity a ON a.meetingId = m.id
+            WHERE m.number IN (SELECT value FROM json_each(?)) ORDER BY a.activityId
+            """), arguments: [numbers])
+        while let row = try rows.next() {
+            activities[row[0], default: []].append(row[1])
+        }
+        let items = zip(snapshot.numbers[range], snapshot.distances[range]).compactMap { number, distance -> Meeting? in
+            guard let record = byNumber[number], !record.isCancelled, record.visibility == .public else { return nil }
+            return record.meeting(activityIds: activities[number] ?? [], distanceKm: distance.isNaN ? nil : distance)
         }
         let next = offset + limit
         return FeedPage(items: items, nextCursor: next < snapshot.numbers.count ? FeedCursor(token: token, offset: next).text : nil)
-    }
-}
-
-/// The activities of a set of meetings, in one query.
-enum FeedActivities {
-    static func fetch(_ meetingIds: [String], in db: Database) throws -> [String: [String]] {
-        var result: [String: [String]] = [:]
-        let rows = try Row.fetchCursor(db, sql: """
-            SELECT meetingId, activityId FROM meetingActivity
-            WHERE meetingId IN (SELECT value FROM json_each(?)) ORDER BY meetingId, activityId
-            """, arguments: [FeedCandidates.jsonArray(meetingIds)])
-        while let row = try rows.next() {
-            result[row["meetingId"], default: []].append(row["activityId"])
-        }
-        return result
     }
 }

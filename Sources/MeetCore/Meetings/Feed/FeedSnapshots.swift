@@ -5,14 +5,16 @@ import Synchronization
 /// later pages read on from it: whatever joins, edits or new meetings happen meanwhile, a
 /// client scrolling through never sees a meeting twice nor misses one.
 ///
-/// Held in memory, bounded in count and age; an unknown or expired cursor is refused with
-/// `feed.cursorExpired` and the client starts again from the first page.
+/// Held in memory, bounded in count and age, and saved over a graceful restart
+/// (`FeedCursorStore`); an unknown or expired cursor is refused with `feed.cursorExpired`
+/// and the client starts again from the first page.
 final class FeedSnapshots: Sendable {
     struct Snapshot: Sendable {
         var viewerId: String
         var created: Date
         var numbers: [Int64]
-        var distances: [Int64: Double]
+        /// Beside each number, its distance from the point asked about; NaN for none.
+        var distances: [Double]
     }
 
     static let maxCount = 10_000
@@ -36,6 +38,17 @@ final class FeedSnapshots: Sendable {
             snapshots[token] = snapshot
         }
         return token
+    }
+
+    /// The snapshots still fresh at `now`, by token.
+    func live(now: Date) -> [String: Snapshot] {
+        state.withLock { snapshots in snapshots.filter { $0.value.created > now - Self.lifetime } }
+    }
+
+    /// Puts back snapshots kept by an earlier run, those still fresh at `now`.
+    func restore(_ saved: [String: Snapshot], now: Date) {
+        let fresh = saved.filter { $0.value.created > now - Self.lifetime }
+        state.withLock { snapshots in snapshots.merge(fresh) { current, _ in current } }
     }
 
     /// The snapshot behind `token` if it belongs to `viewerId` and is still fresh.

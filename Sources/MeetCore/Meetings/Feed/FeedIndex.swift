@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Every meeting the feed can show (public, not cancelled, upcoming), in memory, so that a
+/// feed query reads no meeting rows at all; `docs/ranking.md` explains it.
+///
+/// It follows every write made through this process's database pool: a transaction
+/// observer on the writer notes the `meeting` rows a transaction touches (joins, leaves and
+/// activity edits touch the row too, by triggers) and, once it commits, re-reads just those
+/// meetings on the writer, before any later transaction, so the index changes in commit
+/// order. A rollback changes nothing. Writes from another process are not seen.
+///
+/// It loads on first use from a read snapshot while writes go on; the commits meanwhile are
+/// re-read on the writer at the end of the load.
+final class FeedIndex: TransactionObserver, Sendable {
+    private enum Phase {
+        case unloaded
+        /// The meetings committed while loading, to re-read once it is done.
+        case loading(missed: Set<Int64>)
+        case loaded
+    }
+
+    private struct Storage {
+        var state = FeedIndexState()
+        var phase = Phase.unloaded
+    }
+
+    private let database: AppDatabase
+    private let now: @Sendable () -> Date
+    private let storage = Mutex(Storage())
+    /// The meetings the current transaction touched; only the writer uses it.
+    private let touched = Mutex(Set<Int64>())
+    private let loading = Mutex<Task<Void, any Error>?>(nil)
+
+    init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
+        self.database = database
+        self.now = now
+        database.pool.add(transactionObserver: self)
+    }
+
+    /// Loads the index unless it is loaded; concurrent callers share one load.
+    func ready() async throws {
+        let task = loading.withLock { task in
+            if let task { return task }
+            let new = Task { try await self.load() }
+            task = new
+            return new
+        }
+        do {
+            try await task.value
+        } catch {
+            loading.withLock { if $0 == task { $0 = nil } }
+            throw error
+        }
+    }
+
+    /// The first `depth` meetings for `request` in feed order; see `FeedIndexState.rank`.
+    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int) -> [RankedMeeting] {
+        let time = now().timeIntervalSince1970
+        return storage.withLock { storage in
+            storage.state.prune(before: time)
+            return storage.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth)
+        }
+    }
+
+    /// A copy of the index, for tests to compare.
+    var state: FeedIndexState { storage.withLock { $0.state } }
+
+    private func load() async throws {
+        storage.withLock { $0 = Storage(phase: .loading(missed: [])) }
+        let start = now().timeIntervalSince1970
+        var built = FeedIndexState(loading: try await database.pool.read { db in try FeedRows.upcoming(from: start, in: db) })
+        storage.withLock { swap(&$0.state, &built) }
+        // On the writer no commit can slip between re-reading what was missed and going live.
+        try await database.pool.writeWithoutTransaction { db in
+            let missed = self.storage.withLock { storage -> Set<Int64> in
+                guard case .loading(let missed) = storage.phase else { return [] }
+                return missed
+            }
+            try self.refresh(missed, in: db)
+            self.storage.withLock { $0.phase = .loaded }
+        }
+    }
+
+    /// Re-reads `numbers` and puts them in the index as they are now.
+    private func refresh(_ numbers: Set<Int64>, in db: Database) throws {
+        guard !numbers.isEmpty else { return }
+        let rows = try FeedRows.meetings(numbers, from: now().timeIntervalSince1970, in: db)
+        storage.withLock { storage in
+            for number in numbers { storage.state.remove(number) }
+            for row in rows { storage.state.upsert(row) }
+        }
+    }
+
+    // MARK: TransactionObserver
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        eventKind.tableName == MeetingRecord.databaseTableName
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        _ = touched.withLock { $0.insert(event.rowID) }
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        let numbers = touched.withLock { touched in
+            defer { touched = [] }
+            return touched
+        }
+        guard !numbers.isEmpty else { return }
+        let live = storage.withLock { storage -> Bool in
+            switch storage.phase {
+            case .unloaded:
+                return false
+            case .loading(let missed):
+                storage.phase = .loading(missed: missed.union(numbers))
+                return false
+            case .loaded:
+                return true
+            }
+        }
+        guard live else { return }
+        do {
+            try refresh(numbers, in: db)
+        } catch {
+            // The index can no longer be trusted: the next feed query loads it afresh.
+            storage.withLock { $0 = Storage() }
+            loading.withLock { $0 = nil }
+        }
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        touched.withLock { $0 = [] }
+    }
+}

@@ -1,0 +1,231 @@
+import Foundation
+
+/// One listed meeting as the feed index keeps it: what filtering and ranking read, as a
+/// flat value (no references, so reading it costs no reference counting). Its activities
+/// and members sit beside it in `FeedIndexState`, interned as small integers.
+struct FeedEntry: Sendable, Equatable {
+    enum Placement: UInt8, Sendable {
+        /// Has a point on the map: found through the grid.
+        case located
+        /// Online or global: joins every nearby feed.
+        case online
+        /// Neither: only the feed without a point shows it.
+        case unplaced
+    }
+
+    var number: Int64
+    var startsAt: Double
+    var lat: Double
+    var lon: Double
+    /// The point on the unit sphere, so that a distance needs no trigonometry
+    /// (`CircleDistance`).
+    var x: Double
+    var y: Double
+    var z: Double
+    var memberCount: Int32
+    /// The maximum of participants, 0 without one.
+    var capacity: Int32
+    var organizer: UInt32
+    var placement: Placement
+    var isFree: Bool
+    /// How many activities it has (the activities themselves are in `meetingsWith`).
+    var activityCount: UInt8
+
+    var hasSpots: Bool { capacity == 0 || memberCount < capacity }
+}
+
+/// A meeting as read from the database, before its ids are interned.
+struct FeedRow: Sendable, Equatable {
+    var number: Int64
+    var startsAt: Double
+    var online: Bool
+    var lat: Double?
+    var lon: Double?
+    var memberCount: Int
+    var maxParticipants: Int?
+    var isFree: Bool
+    var organizerId: String
+    var activityIds: [String] = []
+    var memberIds: [String] = []
+}
+
+/// The storage behind `FeedIndex`: every listed upcoming meeting once in `entries`, and
+/// three ways in — a latitude/longitude grid of cells, the list of online meetings, and all
+/// of them in time order — plus the reverse lists ranking needs: per user the meetings they
+/// are a member of, per activity the meetings that have it.
+///
+/// Every list holds slots (positions in `entries`), never copies. A query reads thousands
+/// of entries, so they are flat values, laid out at load so that each cell's meetings and
+/// the online ones sit side by side in memory; slots of removed meetings are reused.
+struct FeedIndexState: Sendable {
+    /// The grid's cell edge in degrees: about 11 km of latitude, so a 25 km circle reads a
+    /// few dozen cells and little outside the circle.
+    static let cellDegrees = 0.1
+
+    private(set) var entries: [FeedEntry] = []
+    /// Per slot, the meeting's interned activities and members, for updates.
+    private(set) var activityLists: [[UInt32]] = []
+    private(set) var memberLists: [[UInt32]] = []
+    private var slots: [Int64: Int32] = [:]
+    private var freeSlots: [Int32] = []
+    private(set) var cells: [Int64: [Int32]] = [:]
+    private(set) var online: [Int32] = []
+    /// Every entry, by `(startsAt, number)`.
+    private(set) var byTime: [Int32] = []
+    /// Per interned user, the slots of the meetings they are a member of.
+    private(set) var meetingsOf: [[Int32]] = []
+    /// Per interned activity, the slots of the meetings that have it.
+    private(set) var meetingsWith: [[Int32]] = []
+    private(set) var users: [String: UInt32] = [:]
+    private(set) var activities: [String: UInt32] = [:]
+
+    var count: Int { slots.count }
+
+    init() {}
+
+    /// An index of `rows` built at once: placed by cell, then put in time order.
+    init(loading rows: [FeedRow]) {
+        func home(_ row: FeedRow) -> (Int, Int64) {
+            guard !row.online, let lat = row.lat, let lon = row.lon else { return (row.online ? 1 : 2, 0) }
+            return (0, Self.cell(lat: lat, lon: lon))
+        }
+        for row in rows.sorted(by: { home($0) < home($1) }) { place(row) }
+        byTime = Array(entries.indices.lazy.map(Int32.init)).sorted {
+            (entries[Int($0)].startsAt, entries[Int($0)].number) < (entries[Int($1)].startsAt, entries[Int($1)].number)
+        }
+    }
+
+    /// Puts `row` in the index, replacing what it held for the same meeting.
+    mutating func upsert(_ row: FeedRow) {
+        remove(row.number)
+        let slot = place(row)
+        byTime.insert(slot, at: timePosition(of: entries[Int(slot)]))
+    }
+
+    /// Stores `row` in a slot and every list but the time order.
+    @discardableResult
+    private mutating func place(_ row: FeedRow) -> Int32 {
+        let activities = row.activityIds.map { intern(activity: $0) }
+        let members = row.memberIds.map { intern(user: $0) }
+        let (lat, lon) = (row.lat ?? 0, row.lon ?? 0)
+        let (φ, λ) = (lat * .pi / 180, lon * .pi / 180)
+        let entry = FeedEntry(
+            number: row.number, startsAt: row.startsAt, lat: lat, lon: lon, x: cos(φ) * cos(λ), y: cos(φ) * sin(λ), z: sin(φ),
+            memberCount: Int32(clamping: row.memberCount), capacity: Int32(clamping: row.maxParticipants ?? 0),
+            organizer: intern(user: row.organizerId),
+            placement: row.online ? .online : (row.lat != nil && row.lon != nil ? .located : .unplaced),
+            isFree: row.isFree, activityCount: UInt8(clamping: activities.count))
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            entries[Int(slot)] = entry
+            activityLists[Int(slot)] = activities
+            memberLists[Int(slot)] = members
+        } else {
+            slot = Int32(entries.count)
+            entries.append(entry)
+            activityLists.append(activities)
+            memberLists.append(members)
+        }
+        slots[entry.number] = slot
+        switch entry.placement {
+        case .located: cells[Self.cell(lat: entry.lat, lon: entry.lon), default: []].append(slot)
+        case .online: online.append(slot)
+        case .unplaced: break
+        }
+        for member in members { meetingsOf[Int(member)].append(slot) }
+        for activity in activities { meetingsWith[Int(activity)].append(slot) }
+        return slot
+    }
+
+    /// Takes the meeting out of the index, if it is there.
+    mutating func remove(_ number: Int64) {
+        guard let slot = slots.removeValue(forKey: number) else { return }
+        let entry = entries[Int(slot)]
+        switch entry.placement {
+        case .located:
+            let key = Self.cell(lat: entry.lat, lon: entry.lon)
+            cells[key]?.removeFirst(slot)
+            if cells[key]?.isEmpty == true { cells[key] = nil }
+        case .online: online.removeFirst(slot)
+        case .unplaced: break
+        }
+        byTime.remove(at: timePosition(of: entry))
+        for member in memberLists[Int(slot)] { meetingsOf[Int(member)].removeFirst(slot) }
+        for activity in activityLists[Int(slot)] { meetingsWith[Int(activity)].removeFirst(slot) }
+        activityLists[Int(slot)] = []
+        memberLists[Int(slot)] = []
+        freeSlots.append(slot)
+    }
+
+    /// Drops the meetings starting before `time`: they are the first in time order.
+    mutating func prune(before time: Double) {
+        while let first = byTime.first, entries[Int(first)].startsAt < time {
+            remove(entries[Int(first)].number)
+        }
+    }
+
+    /// Where `entry` is or belongs in `byTime`.
+    func timePosition(of entry: FeedEntry) -> Int {
+        firstPosition { ($0.startsAt, $0.number) >= (entry.startsAt, entry.number) }
+    }
+
+    /// The position of the first entry of `byTime` starting at or after `time`.
+    func timePosition(from time: Double) -> Int {
+        firstPosition { $0.startsAt >= time }
+    }
+
+    /// Binary search over `byTime` for the first entry where `isAfter` holds.
+    private func firstPosition(where isAfter: (FeedEntry) -> Bool) -> Int {
+        var (low, high) = (0, byTime.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if isAfter(entries[Int(byTime[middle])]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+
+    /// Roughly the memory the index takes: its arrays by capacity, dictionaries by count
+    /// with their keys and values (hash table overhead left out).
+    var footprintBytes: Int {
+        func list<T>(_ array: [T]) -> Int { array.capacity * MemoryLayout<T>.stride }
+        func lists<T>(_ arrays: [[T]]) -> Int { list(arrays) + arrays.reduce(0) { $0 + list($1) + 32 } }
+        let cellBytes = cells.values.reduce(cells.count * 16) { $0 + list($1) + 32 }
+        let names = users.keys.reduce(0) { $0 + $1.utf8.count + 20 } + activities.keys.reduce(0) { $0 + $1.utf8.count + 20 }
+        return list(entries) + lists(activityLists) + lists(memberLists) + slots.count * 12 + list(freeSlots)
+            + cellBytes + list(online) + list(byTime) + lists(meetingsOf) + lists(meetingsWith) + names
+    }
+
+    /// The grid cell of a point, as one integer key.
+    static func cell(lat: Double, lon: Double) -> Int64 {
+        cell(latIndex: Int64((lat / cellDegrees).rounded(.down)), lonIndex: Int64((lon / cellDegrees).rounded(.down)))
+    }
+
+    static func cell(latIndex: Int64, lonIndex: Int64) -> Int64 {
+        latIndex << 32 | (lonIndex & 0xFFFF_FFFF)
+    }
+
+    private mutating func intern(user id: String) -> UInt32 {
+        if let number = users[id] { return number }
+        let number = UInt32(users.count)
+        users[id] = number
+        meetingsOf.append([])
+        return number
+    }
+
+    private mutating func intern(activity id: String) -> UInt32 {
+        if let number = activities[id] { return number }
+        let number = UInt32(activities.count)
+        activities[id] = number
+        meetingsWith.append([])
+        return number
+    }
+}
+
+extension Array where Element == Int32 {
+    /// Removes the first occurrence of `slot`; lists are short (a cell, a user's meetings,
+    /// an activity's ~1,000 meetings) and only writes do this.
+    fileprivate mutating func removeFirst(_ slot: Int32) {
+        if let position = firstIndex(of: slot) { remove(at: position) }
+    }
+}

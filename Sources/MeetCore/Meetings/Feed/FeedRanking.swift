@@ -1,0 +1,191 @@
+import Foundation
+
+/// A meeting's place in a ranked feed: ordered by `key`, then by date, then by number.
+struct RankedMeeting: Comparable, Sendable {
+    var key: Double
+    var startsAt: Double
+    var number: Int64
+    /// From the point asked about; NaN without one and for online meetings.
+    var distanceKm: Double
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.key, lhs.startsAt, lhs.number) < (rhs.key, rhs.startsAt, rhs.number)
+    }
+}
+
+extension FeedIndexState {
+    /// The `depth` first meetings for `request` as `viewer` sees them, in feed order.
+    ///
+    /// Nearby: the grid cells around the circle, cut to the circle, plus every online
+    /// meeting. Without a point: every meeting from `from` on, in time order (the date order
+    /// stops after `depth`). Every candidate is ranked; only the first `depth` are sorted.
+    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, now: Double, depth: Int) -> [RankedMeeting] {
+        let filter = FeedFilter(request, from: from, viewer: viewer, in: self)
+        let key = rankingKey(request, viewer: viewer, now: now)
+        var ranked: [RankedMeeting] = []
+        func consider(_ slot: Int32, distanceKm: Double) {
+            let entry = entries[Int(slot)]
+            guard filter.admits(entry, slot: slot) else { return }
+            ranked.append(RankedMeeting(key: key(slot, entry, distanceKm), startsAt: entry.startsAt, number: entry.number, distanceKm: distanceKm))
+        }
+        if let circle = request.circle {
+            let center = CircleDistance(circle)
+            forEachSlot(near: circle) { slot in
+                if let distance = center.distanceKm(to: entries[Int(slot)]) { consider(slot, distanceKm: distance) }
+            }
+            for slot in online { consider(slot, distanceKm: .nan) }
+        } else {
+            for slot in byTime[timePosition(from: from)...] {
+                if let to = filter.to, entries[Int(slot)].startsAt >= to { break }
+                consider(slot, distanceKm: .nan)
+                if request.sort == .date && ranked.count == depth { break }
+            }
+        }
+        ranked.keepSmallest(depth)
+        return ranked
+    }
+
+    /// The slots of located meetings in the grid cells that cover `circle`.
+    private func forEachSlot(near circle: GeoCircle, _ body: (Int32) -> Void) {
+        let cellDegrees = Self.cellDegrees
+        func index(_ degrees: Double) -> Int64 { Int64((degrees / cellDegrees).rounded(.down)) }
+        let boxes = circle.boundingBoxes
+        let probes = boxes.reduce(0) { sum, box in
+            sum + Int(index(box.maxLat) - index(box.minLat) + 1) * Int(index(box.maxLon) - index(box.minLon) + 1)
+        }
+        // A huge circle (near a pole) covers more cells than exist: read every one; the
+        // distance test decides anyway.
+        guard probes <= cells.count else {
+            for list in cells.values { list.forEach(body) }
+            return
+        }
+        for box in boxes {
+            for latIndex in index(box.minLat)...index(box.maxLat) {
+                for lonIndex in index(box.minLon)...index(box.maxLon) {
+                    cells[Self.cell(latIndex: latIndex, lonIndex: lonIndex)]?.forEach(body)
+                }
+            }
+        }
+    }
+
+    /// What each order sorts by, ascending.
+    private func rankingKey(_ request: FeedRequest, viewer: FeedViewer, now: Double) -> (Int32, FeedEntry, Double) -> Double {
+        switch request.sort {
+        case .date:
+            return { _, entry, _ in entry.startsAt }
+        case .distance:
+            return { _, _, distance in distance.isNaN ? .infinity : distance }
+        case .popularity:
+            return { _, entry, _ in -Double(entry.memberCount) }
+        case .relevance:
+            let shared = tally(Set(viewer.activityIds).compactMap { activities[$0] }.map { meetingsWith[Int($0)] })
+            let friendsGoing = tally(viewer.friendIds.compactMap { users[$0] }.map { meetingsOf[Int($0)] })
+            let relevance = Relevance(now: now, hasCenter: request.circle != nil)
+            return { slot, entry, distance in
+                -relevance.score(
+                    activities: Int(entry.activityCount), shared: Int(shared[Int(slot)]),
+                    distanceKm: distance.isNaN ? nil : distance, friendsGoing: Int(friendsGoing[Int(slot)]),
+                    startsAt: entry.startsAt, memberCount: Int(entry.memberCount),
+                    capacity: entry.capacity == 0 ? nil : Int(entry.capacity))
+            }
+        }
+    }
+
+    /// Per slot, in how many of `lists` it is (up to 255): how many of the viewer's friends
+    /// go, how many of the viewer's activities it has. Counting from the few lists keeps
+    /// the scan of candidates to flat arrays.
+    func tally(_ lists: [[Int32]]) -> [UInt8] {
+        var counts = [UInt8](repeating: 0, count: entries.count)
+        for list in lists {
+            for slot in list where counts[Int(slot)] < .max { counts[Int(slot)] += 1 }
+        }
+        return counts
+    }
+}
+
+/// The filters of a request, with ids interned the index's way.
+private struct FeedFilter {
+    let from: Double
+    let to: Double?
+    let freeOnly: Bool
+    let hasSpots: Bool
+    /// Per slot, non-zero when the meeting has one of the asked activities; `nil`: any.
+    let withActivity: [UInt8]?
+    let blockedOrganizers: Set<UInt32>
+
+    init(_ request: FeedRequest, from: Double, viewer: FeedViewer, in state: FeedIndexState) {
+        self.from = from
+        to = request.to?.timeIntervalSince1970
+        freeOnly = request.freeOnly
+        hasSpots = request.hasSpots
+        withActivity = request.activityIds.isEmpty
+            ? nil : state.tally(Set(request.activityIds).compactMap { state.activities[$0] }.map { state.meetingsWith[Int($0)] })
+        blockedOrganizers = Set(viewer.blockedUserIds.compactMap { state.users[$0] })
+    }
+
+    func admits(_ entry: FeedEntry, slot: Int32) -> Bool {
+        entry.startsAt >= from
+            && (to.map { entry.startsAt < $0 } ?? true)
+            && (!freeOnly || entry.isFree)
+            && (!hasSpots || entry.hasSpots)
+            && (withActivity.map { $0[Int(slot)] > 0 } ?? true)
+            && (blockedOrganizers.isEmpty || !blockedOrganizers.contains(entry.organizer))
+    }
+}
+
+/// Great-circle distances from the centre of a circle, through the chord between points on
+/// the unit sphere: (chord / 2)² is the haversine of the angle, so the distance is
+/// 2R·asin(chord / 2), the haversine formula of `Coordinate.distanceKm` without its
+/// sines and cosines; and a point beyond the radius is known before any `asin`.
+private struct CircleDistance {
+    let x: Double
+    let y: Double
+    let z: Double
+    let radiusKm: Double
+    /// The haversine of the radius, a hair wider so rounding never loses a point.
+    let maxHaversine: Double
+
+    init(_ circle: GeoCircle) {
+        let (φ, λ) = (circle.lat * .pi / 180, circle.lon * .pi / 180)
+        (x, y, z) = (cos(φ) * cos(λ), cos(φ) * sin(λ), sin(φ))
+        radiusKm = circle.radiusKm
+        let halfAngle = sin(min(.pi / 2, circle.radiusKm / Coordinate.earthRadiusKm / 2))
+        maxHaversine = halfAngle * halfAngle * (1 + 1e-9)
+    }
+
+    /// The distance to `entry`, or `nil` when it is outside the circle.
+    func distanceKm(to entry: FeedEntry) -> Double? {
+        let (dx, dy, dz) = (entry.x - x, entry.y - y, entry.z - z)
+        let h = (dx * dx + dy * dy + dz * dz) / 4
+        guard h <= maxHaversine else { return nil }
+        let distance = 2 * Coordinate.earthRadiusKm * asin(min(1, h.squareRoot()))
+        return distance <= radiusKm ? distance : nil
+    }
+}
+
+extension Array where Element: Comparable {
+    /// Keeps the `k` smallest elements, sorted: a quickselect cuts to them first, so that
+    /// only `k` are sorted however many there were.
+    mutating func keepSmallest(_ k: Int) {
+        if count > k {
+            var (low, high) = (0, count - 1)
+            // Invariant: the k smallest are in 0..<k once low..high shrinks around k.
+            while low < high {
+                let pivot = self[(low + high) / 2]
+                var (i, j) = (low, high)
+                while i <= j {
+                    while self[i] < pivot { i += 1 }
+                    while pivot < self[j] { j -= 1 }
+                    if i <= j {
+                        swapAt(i, j)
+                        i += 1
+                        j -= 1
+                    }
+                }
+                if k - 1 <= j { high = j } else if k - 1 >= i { low = i } else { break }
+            }
+            removeLast(count - k)
+        }
+        sort()
+    }
+}

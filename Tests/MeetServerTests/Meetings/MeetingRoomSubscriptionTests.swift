@@ -1,0 +1,93 @@
+import NIOCore
+import NIOPosix
+import Stomp
+import Testing
+@testable import MeetServer
+
+/// SUBSCRIBE to a meeting's rooms over a real STOMP connection (plain TCP, the same broker and
+/// rules as `/ws`): members only, and a private meeting looks like no meeting at all.
+@Suite struct MeetingRoomSubscriptionTests {
+    @Test func onlyMembersMayJoinAMeetingsRooms() async throws {
+        let stompPort = try await Self.freeLoopbackPort()
+        try await TestServer.run(stompPort: stompPort) { server in
+            let ann = try await server.signedInUser()
+            let bob = try await server.signedInUser()
+            let cy = try await server.signedInUser()
+            let dan = try await server.signedInUser()
+            let open = try #require(try await server.send(
+                .post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(), token: ann.token).string("id"))
+            let closed = try #require(try await server.send(
+                .post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["visibility": "private", "inviteeIds": [dan.id]]),
+                token: ann.token).string("id"))
+            #expect(try await server.send(.post, "/api/v1/meetings/\(open)/join", token: bob.token).status == 200)
+
+            let organizer = try await Self.connect(port: stompPort, token: ann.token)
+            let member = try await Self.connect(port: stompPort, token: bob.token)
+            let outsider = try await Self.connect(port: stompPort, token: cy.token)
+            let invitee = try await Self.connect(port: stompPort, token: dan.token)
+
+            for room in ["chat", "typing", "locations"] {
+                #expect(try await Self.subscribe(organizer, to: "/topic/meetings.\(open).\(room)").command == .receipt)
+                #expect(try await Self.subscribe(member, to: "/topic/meetings.\(open).\(room)").command == .receipt)
+                #expect(try await Self.subscribe(organizer, to: "/topic/meetings.\(closed).\(room)").command == .receipt)
+            }
+            let notMember = try await Self.subscribe(outsider, to: "/topic/meetings.\(open).chat")
+            #expect(notMember.command == .message && notMember.headers["code"] == "meeting.notMember")
+            let invited = try await Self.subscribe(invitee, to: "/topic/meetings.\(closed).chat")
+            #expect(invited.headers["code"] == "meeting.notMember")
+
+            // A private meeting the caller has no part in answers exactly like an unknown id.
+            let privateRoom = try await Self.subscribe(outsider, to: "/topic/meetings.\(closed).chat")
+            let unknownRoom = try await Self.subscribe(outsider, to: "/topic/meetings.unknown.chat")
+            #expect(privateRoom.headers["code"] == "meeting.notFound")
+            #expect(unknownRoom.headers["code"] == "meeting.notFound")
+            #expect(privateRoom.text.replacingOccurrences(of: closed, with: "unknown") == unknownRoom.text)
+
+            // Refusals leave the session open; rooms are for listening, posting goes through /app.
+            #expect(try await Self.subscribe(outsider, to: "/topic/meetings.\(open).typing").headers["code"] == "meeting.notMember")
+            try await member.send(StompFrame(.send, headers: ["destination": "/topic/meetings.\(open).chat", "receipt": "sent"], text: "hi"))
+            #expect(try #require(try await member.next()).headers["code"] == "forbidden")
+            for client in [organizer, member, outsider, invitee] { await client.close() }
+        }
+    }
+
+    @Test func roomTopicsAreParsedStrictly() {
+        #expect(MeetingTopic(destination: "/topic/meetings.a1_B-2.chat")?.meetingId == "a1_B-2")
+        #expect(MeetingTopic(destination: "/topic/meetings.m1.locations")?.meetingId == "m1")
+        #expect(MeetingTopic(destination: "/topic/meetings.m1.typing")?.room == .typing)
+        for other in ["/topic/meetings..chat", "/topic/meetings.m1.chat.x", "/topic/meetings.m1.chatter", "/topic/meetings.m1",
+                      "/app/meetings.m1.chat", "/topic/sandbox.m1.chat"] {
+            #expect(MeetingTopic(destination: other) == nil, "\(other)")
+        }
+    }
+
+    /// A signed-in session that hears its refusals on `/user/queue/errors`. The TCP listener
+    /// starts beside the HTTP server, so the first attempts may find nobody listening yet.
+    static func connect(port: Int, token: String) async throws -> StompClient {
+        var attempt = 0
+        while true {
+            do {
+                let client = try await StompClient.connect(
+                    host: "127.0.0.1", port: port, headers: ["accept-version": "1.2", "host": "localhost", "passcode": token])
+                try await client.send(StompFrame(.subscribe, headers: ["id": "errors", "destination": "/user/queue/errors"]))
+                return client
+            } catch where !(error is StompClient.ConnectError) && attempt < 50 {
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
+
+    /// Subscribes asking for a receipt: the answer is the RECEIPT, or the refusal on the errors queue.
+    static func subscribe(_ client: StompClient, to destination: String) async throws -> StompFrame {
+        try await client.send(StompFrame(.subscribe, headers: ["id": destination, "destination": destination, "receipt": destination]))
+        return try #require(try await client.next())
+    }
+
+    static func freeLoopbackPort() async throws -> Int {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(channel.localAddress?.port)
+        try await channel.close()
+        return port
+    }
+}
