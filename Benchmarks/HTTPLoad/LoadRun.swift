@@ -80,12 +80,11 @@ final class LoadRun {
     private func begin() {
         start = .now() + .milliseconds(10)
         let isolated = loop.assumeIsolated()
-        _ = try? isolated.scheduleCallback(at: start, handler: Tick(run: self))
-        isolated.scheduleTask(deadline: start + .nanoseconds(timetable.offset(of: timetable.warmUpCount))) {
+        scheduleTick(at: start)
+        isolated.scheduleTask(deadline: dueTime(of: timetable.warmUpCount)) {
             self.tally.beginMeasuring()
         }
-        let lastDue = start + .nanoseconds(timetable.offset(of: timetable.totalCount - 1))
-        isolated.scheduleTask(deadline: lastDue + settings.drainTimeout) { self.finish() }
+        isolated.scheduleTask(deadline: dueTime(of: timetable.totalCount - 1) + settings.drainTimeout) { self.finish() }
     }
 
     /// Sends what is due on the connections that are free; returns how many requests are due.
@@ -104,10 +103,12 @@ final class LoadRun {
     fileprivate func tick() {
         guard !done else { return }
         let due = pump()
-        if due < timetable.totalCount {
-            _ = try? loop.assumeIsolated().scheduleCallback(
-                at: start + .nanoseconds(timetable.offset(of: due)), handler: Tick(run: self))
-        }
+        if due < timetable.totalCount { scheduleTick(at: dueTime(of: due)) }
+    }
+
+    private func scheduleTick(at deadline: NIODeadline) {
+        // Throws only once the loop is shutting down, when there is nothing left to send.
+        _ = try? loop.assumeIsolated().scheduleCallback(at: deadline, handler: Tick(run: self))
     }
 
     private func dueTime(of number: Int) -> NIODeadline {
