@@ -28,7 +28,7 @@ final class FeedIndex: TransactionObserver, Sendable {
 
     private let database: AppDatabase
     private let now: @Sendable () -> Date
-    private let storage = Mutex(Storage())
+    private let storage = ReadWriteLocked(Storage())
     /// The meetings the current transaction touched; only the writer uses it.
     private let touched = Mutex(Set<Int64>())
     private let loading = Mutex<Task<Void, any Error>?>(nil)
@@ -58,28 +58,28 @@ final class FeedIndex: TransactionObserver, Sendable {
     /// The first `depth` meetings for `request` in feed order; see `FeedIndexState.rank`.
     func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int) -> [RankedMeeting] {
         let time = now().timeIntervalSince1970
-        return storage.withLock { storage in
-            storage.state.prune(before: time)
-            return storage.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth)
+        if storage.read({ $0.state.hasStarted(before: time) }) {
+            storage.write { $0.state.prune(before: time) }
         }
+        return storage.read { $0.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth) }
     }
 
     /// A copy of the index, for tests to compare.
-    var state: FeedIndexState { storage.withLock { $0.state } }
+    var state: FeedIndexState { storage.read { $0.state } }
 
     private func load() async throws {
-        storage.withLock { $0 = Storage(phase: .loading(missed: [])) }
+        storage.write { $0 = Storage(phase: .loading(missed: [])) }
         let start = now().timeIntervalSince1970
         var built = FeedIndexState(loading: try await database.pool.read { db in try FeedRows.upcoming(from: start, in: db) })
-        storage.withLock { swap(&$0.state, &built) }
+        storage.write { swap(&$0.state, &built) }
         // On the writer no commit can slip between re-reading what was missed and going live.
         try await database.pool.writeWithoutTransaction { db in
-            let missed = self.storage.withLock { storage -> Set<Int64> in
+            let missed = self.storage.read { storage -> Set<Int64> in
                 guard case .loading(let missed) = storage.phase else { return [] }
                 return missed
             }
             try self.refresh(missed, in: db)
-            self.storage.withLock { $0.phase = .loaded }
+            self.storage.write { $0.phase = .loaded }
         }
     }
 
@@ -87,7 +87,7 @@ final class FeedIndex: TransactionObserver, Sendable {
     private func refresh(_ numbers: Set<Int64>, in db: Database) throws {
         guard !numbers.isEmpty else { return }
         let rows = try FeedRows.meetings(numbers, from: now().timeIntervalSince1970, in: db)
-        storage.withLock { storage in
+        storage.write { storage in
             for number in numbers { storage.state.remove(number) }
             for row in rows { storage.state.upsert(row) }
         }
@@ -109,7 +109,7 @@ final class FeedIndex: TransactionObserver, Sendable {
             return touched
         }
         guard !numbers.isEmpty else { return }
-        let live = storage.withLock { storage -> Bool in
+        let live = storage.write { storage -> Bool in
             switch storage.phase {
             case .unloaded:
                 return false
@@ -125,7 +125,7 @@ final class FeedIndex: TransactionObserver, Sendable {
             try refresh(numbers, in: db)
         } catch {
             // The index can no longer be trusted: the next feed query loads it afresh.
-            storage.withLock { $0 = Storage() }
+            storage.write { $0 = Storage() }
             loading.withLock { $0 = nil }
         }
     }

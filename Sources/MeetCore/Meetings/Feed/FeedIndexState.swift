@@ -158,6 +158,11 @@ struct FeedIndexState: Sendable {
         freeSlots.append(slot)
     }
 
+    /// Whether some meeting starts before `time` (and so should be pruned).
+    func hasStarted(before time: Double) -> Bool {
+        byTime.first.map { entries[Int($0)].startsAt < time } ?? false
+    }
+
     /// Drops the meetings starting before `time`: they are the first in time order.
     mutating func prune(before time: Double) {
         while let first = byTime.first, entries[Int(first)].startsAt < time {
