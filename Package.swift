@@ -97,6 +97,26 @@ let package = Package(
             dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Benchmarks/FeedBenchmark"
         ),
+        // The pure parts of HTTPLoad (request file, timetable, latency histogram), unit-tested.
+        .target(name: "HTTPLoadCore", path: "Benchmarks/HTTPLoadCore"),
+        // Open-loop HTTP/1.1 load generator on NIO: `HTTPLoad --port P --requests FILE --rate 1000`.
+        .executableTarget(
+            name: "HTTPLoad",
+            dependencies: [
+                "HTTPLoadCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/HTTPLoad"
+        ),
+        // The REST anchor: Hummingbird's hello world, measured beside the feed (`Benchmarks/feed-load.sh`).
+        .executableTarget(
+            name: "HelloWorld",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/HelloWorld"
+        ),
         .executableTarget(
             name: "meetupd",
             dependencies: [
@@ -151,6 +171,7 @@ let package = Package(
             name: "MeetCoreTests",
             dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
+        .testTarget(name: "HTTPLoadCoreTests", dependencies: ["HTTPLoadCore"]),
         .testTarget(
             name: "MeetServerTests",
             dependencies: [

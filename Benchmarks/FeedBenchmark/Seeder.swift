@@ -27,7 +27,7 @@ struct Seeder {
     var random: SplitMix
     let now: Date
 
-    func userId(_ n: Int) -> String { "user\(n)" }
+    static func userId(_ n: Int) -> String { "user\(n)" }
 
     mutating func seed(_ database: AppDatabase, users: Int, meetings: Int) throws {
         try database.pool.write { db in
@@ -46,13 +46,13 @@ struct Seeder {
         let liked = try db.makeStatement(sql: "INSERT OR IGNORE INTO profileActivity (userId, activityId) VALUES (?, ?)")
         let friend = try db.makeStatement(sql: "INSERT OR IGNORE INTO friendship (userId, friendId, since) VALUES (?, ?, ?), (?, ?, ?)")
         for n in 0..<count {
-            try user.execute(arguments: [userId(n), "\(userId(n))@example.org", "User \(n)", now, now])
-            for _ in 0..<3 { try liked.execute(arguments: [userId(n), activities[random.below(activities.count)]]) }
+            try user.execute(arguments: [Self.userId(n), "\(Self.userId(n))@example.org", "User \(n)", now, now])
+            for _ in 0..<3 { try liked.execute(arguments: [Self.userId(n), activities[random.below(activities.count)]]) }
         }
         for n in 0..<count {
             for _ in 0..<10 {
                 let other = random.below(count)
-                if other != n { try friend.execute(arguments: [userId(n), userId(other), now, userId(other), userId(n), now]) }
+                if other != n { try friend.execute(arguments: [Self.userId(n), Self.userId(other), now, Self.userId(other), Self.userId(n), now]) }
             }
         }
     }
@@ -76,7 +76,7 @@ struct Seeder {
             let starts = created + 3600 + random.unit() * 90 * 86_400
             let capacity: Int? = random.unit() < 0.5 ? 5 + random.below(46) : nil
             let priced = random.unit() < 0.2
-            let organizer = userId(random.below(users))
+            let organizer = Self.userId(random.below(users))
             try meeting.execute(arguments: [
                 id, organizer, "Meeting \(n)", random.unit() < 0.1 ? "private" : "public", starts, starts + 7200,
                 random.unit() < 0.05, lat, lon, city.timeZone, priced ? 500 + random.below(5000) : nil, priced ? "EUR" : nil,
@@ -84,7 +84,7 @@ struct Seeder {
             ])
             try member.execute(arguments: [id, organizer, "organizer", created])
             let joining = min((capacity ?? 30) - 1, random.below(16))
-            for _ in 0..<joining { try member.execute(arguments: [id, userId(random.below(users)), "member", created]) }
+            for _ in 0..<joining { try member.execute(arguments: [id, Self.userId(random.below(users)), "member", created]) }
             for _ in 0..<(1 + random.below(3)) { try activity.execute(arguments: [id, activities[random.below(activities.count)]]) }
         }
     }

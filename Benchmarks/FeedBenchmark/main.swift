@@ -5,6 +5,18 @@ import MeetCore
 // relevance feed query through MeetingService, the code the HTTP route calls.
 //
 //     swift run -c release FeedBenchmark [meetings] [users] [queries] [concurrency]
+//
+// `FeedBenchmark seed-http ...` seeds a meetupd data directory for the HTTP benchmark
+// instead (`HTTPSeeding`, `Benchmarks/feed-load.sh`).
+
+if CommandLine.arguments.dropFirst().first == "seed-http" {
+    guard let seeding = HTTPSeeding(arguments: Array(CommandLine.arguments.dropFirst(2))) else {
+        FileHandle.standardError.write(Data((HTTPSeeding.usage + "\n").utf8))
+        exit(2)
+    }
+    try seeding.run()
+    exit(0)
+}
 
 let arguments = CommandLine.arguments.dropFirst().compactMap { Int($0) }
 let meetingCount = arguments.count > 0 ? arguments[0] : 100_000
@@ -39,14 +51,9 @@ func processCPUTime() -> Double {
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
-/// One feed request as a phone would send it: a user somewhere in a city, 25 km around.
 @Sendable func request(_ n: Int) -> (FeedRequest, String) {
-    var random = SplitMix(state: UInt64(n) &* 7919)
-    let city = Seeder.cities[random.below(Seeder.cities.count)]
-    let feed = FeedRequest(
-        lat: city.lat + random.gaussian() * 0.05, lon: city.lon + random.gaussian() * 0.05, radiusKm: 25,
-        sort: .relevance, limit: 20)
-    return (feed, "user\(random.below(userCount))")
+    let phone = PhoneRequest(n, users: userCount)
+    return (phone.feed(sort: .relevance), Seeder.userId(phone.viewer))
 }
 
 func run(_ label: String, queries: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {

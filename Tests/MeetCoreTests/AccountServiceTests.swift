@@ -97,6 +97,18 @@ struct AccountServiceTests {
         #expect(try await accounts.authenticate(bearer: session.accessToken) == nil)
     }
 
+    @Test func aSessionOpenedDirectlyAuthenticatesLikeALoginAndStoresOnlyTheHash() async throws {
+        let user = try await registered()
+        let secret = try await database.pool.write { [clock] db in
+            try AccountService.openSession(for: user.id, at: clock.now, in: db)
+        }
+        #expect(try await accounts.authenticate(bearer: secret)?.userID == user.id)
+        let stored = try await database.pool.read { db in try Data.fetchAll(db, sql: "SELECT tokenHash FROM accessToken") }
+        #expect(stored == [RandomToken.hash(secret)])
+        clock.advance(by: AccountService.sessionLifetime)
+        #expect(try await accounts.authenticate(bearer: secret) == nil)
+    }
+
     @Test func expiredSessionsAreSweptAtTheNextLogin() async throws {
         _ = try await registered()
         _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))

@@ -103,20 +103,30 @@ public struct AccountService: Sendable {
         if user.banned { throw MeetError("account.banned", status: 403) }
         if !user.isConfirmed { throw MeetError("auth.emailNotConfirmed", status: 403) }
         let rehash = hasher.needsRehash(user.passwordHash) ? try await hasher.hash(password) : nil
-        let secret = RandomToken.secret()
         let issuedAt = now()
-        let token = AccessToken(
-            tokenHash: RandomToken.hash(secret), userId: user.id, createdAt: issuedAt,
-            expiresAt: issuedAt.addingTimeInterval(Self.sessionLifetime), lastUsedAt: issuedAt)
-        try await database.pool.write { db in
-            try token.insert(db)
+        let secret = try await database.pool.write { db in
+            let secret = try Self.openSession(for: user.id, at: issuedAt, in: db)
             // Sweeping the user's expired sessions here keeps the table from growing forever.
             try AccessToken.filter(Column("userId") == user.id && Column("expiresAt") <= issuedAt).deleteAll(db)
             if let rehash {
                 try User.filter(key: user.id).updateAll(db, Column("passwordHash").set(to: rehash))
             }
+            return secret
         }
-        return Session(accessToken: secret, expiresAt: token.expiresAt, user: user)
+        return Session(accessToken: secret, expiresAt: issuedAt.addingTimeInterval(Self.sessionLifetime), user: user)
+    }
+
+    /// Stores a new bearer token for `userID`, valid for `sessionLifetime` from `issuedAt`,
+    /// and returns its secret, the only copy. It checks nothing: login calls it once the
+    /// password is verified, and tools that write users straight into a database (the HTTP
+    /// feed benchmark's seeder) call it to sign them in the one way the server accepts.
+    public static func openSession(for userID: String, at issuedAt: Date, in db: Database) throws -> String {
+        let secret = RandomToken.secret()
+        try AccessToken(
+            tokenHash: RandomToken.hash(secret), userId: userID, createdAt: issuedAt,
+            expiresAt: issuedAt.addingTimeInterval(sessionLifetime), lastUsedAt: issuedAt
+        ).insert(db)
+        return secret
     }
 
     /// The user a bearer token stands for, or `nil` if it is unknown, expired, revoked or
