@@ -73,11 +73,15 @@ struct JSONObjectText {
 
     var closed: String { text + "}" }
 
-    /// Adds `key` with `value` as it is (already JSON); nothing when `value` is `nil`.
+    /// Adds `key` (a plain name, written unescaped) with `value` as it is (already JSON);
+    /// nothing when `value` is `nil`.
     mutating func raw(_ key: String, _ value: String?) {
         guard let value else { return }
         if text.utf8.count > 1 { text += "," }
-        text += Self.quoted(key) + ":" + value
+        text += "\""
+        text += key
+        text += "\":"
+        text += value
     }
 
     mutating func string(_ key: String, _ value: String?) {
@@ -107,6 +111,9 @@ struct JSONObjectText {
 
     /// `value` as a JSON string: quotes, backslashes, slashes and control characters escaped.
     static func quoted(_ value: String) -> String {
+        // Most text needs no escape: then it is copied whole.
+        let special: (UInt8) -> Bool = { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") }
+        guard value.utf8.contains(where: special) else { return "\"" + value + "\"" }
         var text = "\""
         for scalar in value.unicodeScalars {
             switch scalar {
