@@ -92,5 +92,4 @@ struct CalendarResponse: ResponseGenerator {
 }
 
 extension Meeting: ResponseEncodable {}
-extension FeedPage: ResponseEncodable {}
 extension Invitation: ResponseEncodable {}

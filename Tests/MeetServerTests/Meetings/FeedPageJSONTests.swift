@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import MeetCore
+@testable import MeetServer
+
+/// The feed's hand-written JSON says what `JSONEncoder` (as the routes configure it) says.
+@Suite struct FeedPageJSONTests {
+    static let full = Meeting(
+        id: "m1", organizerId: "u/1", title: "Chess \"blitz\" \\ night\n\t/ — Київ 🎲 \u{1}\u{1F}",
+        description: "", visibility: .public, status: .cancelled,
+        startsAt: Date(timeIntervalSince1970: 1_800_000_000), endsAt: Date(timeIntervalSince1970: 1_800_003_600.75),
+        online: false,
+        place: Place(name: "Maidan", address: "Khreshchatyk 1", city: "Kyiv", country: "Ukraine", lat: 50.45, lon: -30.0, timeZone: "Europe/Kyiv"),
+        price: Price(amount: Decimal(string: "12.50")!, currency: "UAH"), maxParticipants: 10, memberCount: 3,
+        membersMayInvite: true, activityIds: ["chess", "board-games"], photoId: "p1",
+        createdAt: Date(timeIntervalSince1970: 1_700_000_000.999), updatedAt: Date(timeIntervalSince1970: 946_684_800),
+        revision: 2, distanceKm: 0.123456789)
+
+    static let bare = Meeting(
+        id: "m2", organizerId: "u2", title: "Online", description: "d", visibility: .private, status: .scheduled,
+        startsAt: Date(timeIntervalSince1970: 1_800_000_000), endsAt: nil, online: true, place: nil, price: nil,
+        maxParticipants: nil, memberCount: 1, membersMayInvite: false, activityIds: [], photoId: nil,
+        createdAt: Date(timeIntervalSince1970: 1_800_000_000), updatedAt: Date(timeIntervalSince1970: 1_800_000_000),
+        revision: 0, distanceKm: 10)
+
+    func parsed(_ data: Data) throws -> NSDictionary {
+        try #require(try JSONSerialization.jsonObject(with: data) as? NSDictionary)
+    }
+
+    @Test(arguments: [
+        FeedPage(items: [full, bare], nextCursor: "abc.20"),
+        FeedPage(items: [], nextCursor: nil),
+    ])
+    func writesWhatJSONEncoderWrites(page: FeedPage) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let expected = try parsed(encoder.encode(page))
+        let written = try parsed(Data(page.jsonText.utf8))
+        #expect(written == expected, "\(page.jsonText)")
+    }
+}
