@@ -97,6 +97,44 @@ struct AccountServiceTests {
         #expect(try await accounts.authenticate(bearer: session.accessToken) == nil)
     }
 
+    @Test func lastUseRefreshesOfAllSessionsAreWrittenTogetherAtMostOncePerResolution() async throws {
+        _ = try await registered()
+        _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))
+        let loggedInAt = clock.now
+        let first = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
+        let second = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
+        func lastUsed(_ session: AccountService.Session) async throws -> Date? {
+            try await database.pool.read { db in
+                try Date.fetchOne(db, sql: "SELECT lastUsedAt FROM accessToken WHERE tokenHash = ?",
+                                  arguments: [RandomToken.hash(session.accessToken)])
+            }
+        }
+
+        clock.advance(by: 3600)
+        let firstUse = clock.now
+        #expect(try await accounts.authenticate(bearer: first.accessToken) != nil)
+        #expect(try await lastUsed(first) == firstUse)  // nothing written before: written at once
+
+        clock.advance(by: 1)
+        let secondUse = clock.now
+        #expect(try await accounts.authenticate(bearer: second.accessToken) != nil)
+        #expect(try await lastUsed(second) == loggedInAt)  // a write a second ago: kept for the next one
+
+        clock.advance(by: AccountService.lastUsedResolution)
+        #expect(try await accounts.authenticate(bearer: first.accessToken) != nil)
+        #expect(try await lastUsed(first) == clock.now)
+        #expect(try await lastUsed(second) == secondUse)  // written with it
+
+        // A pending refresh never brings back a revoked session.
+        clock.advance(by: 1)
+        #expect(try await accounts.authenticate(bearer: second.accessToken) != nil)
+        try await accounts.logout(AccountService.Authentication(userID: second.user.id, tokenHash: RandomToken.hash(second.accessToken)))
+        clock.advance(by: AccountService.lastUsedResolution)
+        #expect(try await accounts.authenticate(bearer: first.accessToken) != nil)
+        #expect(try await accounts.authenticate(bearer: second.accessToken) == nil)
+        #expect(try await lastUsed(second) == nil)
+    }
+
     @Test func aSessionOpenedDirectlyAuthenticatesLikeALoginAndStoresOnlyTheHash() async throws {
         let user = try await registered()
         let secret = try await database.pool.write { [clock] db in

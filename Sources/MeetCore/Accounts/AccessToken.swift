@@ -4,7 +4,6 @@ import GRDB
 /// A bearer token, stored only as the SHA-256 of the secret handed to the client.
 struct AccessToken: Codable, Sendable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "accessToken"
-    static let user = belongsTo(User.self)
 
     var tokenHash: Data
     var userId: String

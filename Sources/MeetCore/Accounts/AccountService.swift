@@ -21,7 +21,8 @@ public struct AccountService: Sendable {
 
     /// How long a bearer token lives after login.
     public static let sessionLifetime: TimeInterval = 30 * 24 * 3600
-    /// `lastUsedAt` is refreshed at most this often, so reads do not turn into writes.
+    /// `lastUsedAt` is refreshed at most this often, and the refreshes of all sessions are
+    /// written together at most this often (``TokenLastUses``), so reads do not turn into writes.
     static let lastUsedResolution: TimeInterval = 60
 
     let database: AppDatabase
@@ -29,6 +30,7 @@ public struct AccountService: Sendable {
     let mails: AccountMails
     let hasher: PasswordHasher
     let throttle: LoginThrottle
+    let lastUses = TokenLastUses(interval: lastUsedResolution)
     let now: @Sendable () -> Date
 
     public init(
@@ -134,18 +136,22 @@ public struct AccountService: Sendable {
     public func authenticate(bearer secret: String) async throws -> Authentication? {
         let tokenHash = RandomToken.hash(secret)
         let now = now()
-        let token = try await database.pool.read { db in
-            try AccessToken
-                .filter(key: tokenHash)
-                .filter(Column("expiresAt") > now)
-                .joining(required: AccessToken.user.filter(Column("banned") == false))
-                .fetchOne(db)
+        // Every authenticated request asks this, so the statement is prepared once per
+        // connection rather than built from the query interface each time. (Not a synchronous
+        // read to save the hop to a reader's queue: blocking Swift's cooperative threads on
+        // GRDB's reader pool deadlocked the server under load.)
+        let token = try await database.pool.read { db -> (userId: String, lastUsedAt: Date)? in
+            let statement = try db.cachedStatement(sql: """
+                SELECT accessToken.userId, accessToken.lastUsedAt FROM accessToken
+                JOIN user ON user.id = accessToken.userId AND NOT user.banned
+                WHERE accessToken.tokenHash = ? AND accessToken.expiresAt > ?
+                """)
+            return try Row.fetchOne(statement, arguments: [tokenHash, now]).map { ($0[0], $0[1]) }
         }
         guard let token else { return nil }
-        if now.timeIntervalSince(token.lastUsedAt) >= Self.lastUsedResolution {
-            _ = try await database.pool.write { db in
-                try AccessToken.filter(key: tokenHash).updateAll(db, Column("lastUsedAt").set(to: now))
-            }
+        if now.timeIntervalSince(token.lastUsedAt) >= Self.lastUsedResolution,
+           let refreshes = lastUses.note(tokenHash, usedAt: now) {
+            try await database.pool.write { db in try TokenLastUses.write(refreshes, in: db) }
         }
         return Authentication(userID: token.userId, tokenHash: tokenHash)
     }
