@@ -65,7 +65,8 @@ with urllib.request.urlopen(request) as response:
 PY
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"; }
+# Resident memory, and the anonymous part of it (without the SQLite file's mapped pages).
+rss_kib() { awk '/^VmRSS:/ { rss = $2 } /^RssAnon:/ { anon = $2 } END { print rss "," anon }' "/proc/$1/status"; }
 
 # One HTTPLoad run; the server's CPU and RSS go into the same JSON file as HTTPLoad's figures.
 measure() { # name pid port request-file rate
@@ -81,8 +82,10 @@ import json, os, sys
 out, cpu_after, cpu_before, started, ended, rss, name = sys.argv[1:]
 report = json.load(open(out + ".load"))
 seconds = (int(cpu_after) - int(cpu_before)) / os.sysconf("SC_CLK_TCK")
+rss_kib, anon_kib = map(int, rss.split(","))
 report.update(name=name, serverCPUPercent=100 * seconds / (float(ended) - float(started)),
-              serverCPUMillisPerRequest=1000 * seconds / max(1, report["responses"]), serverRSSMiB=int(rss) / 1024)
+              serverCPUMillisPerRequest=1000 * seconds / max(1, report["responses"]),
+              serverRSSMiB=rss_kib / 1024, serverAnonMiB=anon_kib / 1024, loadAverage=os.getloadavg()[0])
 json.dump(report, open(out, "w"))
 os.remove(out + ".load")
 print(f"  {name:<14} {report['targetRate']:>5}/s: achieved {report['achievedRate']:.0f}/s, "
