@@ -39,6 +39,14 @@ import Testing
                 #expect(kept.sorted() == expected, "\(count) values, k \(k), sorted \(sorted)")
             }
         }
+        // The smallest values where the sample is drawn: the narrowed front falls short and
+        // the whole array is searched.
+        let count = 5000, size = [Int].sampleSize
+        let sampled = Set((0..<size).map { $0 * count / size })
+        let values = (0..<count).map { sampled.contains($0) ? $0 : 10_000 + $0 }
+        var kept = values
+        kept.keepSmallest(1000, sortingFirst: 1000)
+        #expect(kept == Array(values.sorted().prefix(1000)))
     }
 
     @Test func aListSortsItsTailIntoTheOrderOfAFullSort() throws {
