@@ -50,7 +50,13 @@ final class FeedIndex: TransactionObserver, Sendable {
         do {
             try await task.value
         } catch {
-            loading.withLock { if $0 == task { $0 = nil } }
+            // Unloaded again (no list of missed meetings growing meanwhile), unless another
+            // load has started since; the next query retries.
+            loading.withLock { current in
+                guard current == task else { return }
+                current = nil
+                storage.write { $0 = Storage() }
+            }
             throw error
         }
     }
