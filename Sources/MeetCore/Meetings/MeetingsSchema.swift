@@ -30,6 +30,22 @@ enum MeetingsSchema {
                 DROP INDEX meeting_feed_online;
                 """)
         },
+        Migration(name: "307 feed cursors saved as 32-bit offsets with their point") { db in
+            // Distances are measured again from the point (FeedCursorStore); rows saved in
+            // the old shape lack it, so they go: their clients start again from page one.
+            try db.execute(sql: """
+                DROP TABLE feedSnapshot;
+                CREATE TABLE feedSnapshot (
+                    token TEXT PRIMARY KEY,
+                    viewerId TEXT NOT NULL,
+                    createdAt REAL NOT NULL,
+                    lat REAL,
+                    lon REAL,
+                    base INTEGER NOT NULL,
+                    offsets BLOB NOT NULL
+                )
+                """)
+        },
     ]
 
     private static func createMeetings(_ db: Database) throws {

@@ -61,13 +61,14 @@ final class FeedIndex: TransactionObserver, Sendable {
         }
     }
 
-    /// The first `depth` meetings for `request` in feed order; see `FeedIndexState.rank`.
-    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int) -> [RankedMeeting] {
+    /// The first `depth` meetings for `request`, the first `sorted` in feed order; see
+    /// `FeedIndexState.rank`.
+    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int) -> [RankedMeeting] {
         let time = now().timeIntervalSince1970
         if storage.read({ $0.state.hasStarted(before: time) }) {
             storage.write { $0.state.prune(before: time) }
         }
-        return storage.read { $0.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth) }
+        return storage.read { $0.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth, sorted: sorted) }
     }
 
     /// A copy of the index, for tests to compare.
