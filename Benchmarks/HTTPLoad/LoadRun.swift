@@ -56,6 +56,8 @@ final class LoadRun {
             switch result {
             case .success: run.begin()
             case .failure(let error):
+                // Done before closing, so that the connections that did open are not replaced.
+                run.done = true
                 run.closeAll()
                 run.finished.fail(error)
             }
