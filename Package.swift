@@ -91,7 +91,8 @@ let package = Package(
             // `docs/openapi.yaml`, where readers look for it, is a symlink to it.
             resources: [.copy("Resources/openapi.yaml")]
         ),
-        // Seeds 100,000 meetings and times the feed through MeetingService: `swift run -c release FeedBenchmark`.
+        // Seeds 100,000 meetings and times the feed through MeetingService: `swift run -c release FeedBenchmark`;
+        // `FeedBenchmark seed-http` seeds a meetupd data directory for `Benchmarks/feed-load.sh` instead.
         .executableTarget(
             name: "FeedBenchmark",
             dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")],

@@ -104,3 +104,17 @@ try await run("nearby + date, first page", queries: queryCount) { n in
     feed.sort = .date
     _ = try await service.feed(feed, viewer: viewer)
 }
+// Second pages: each follows a cursor once, taken beforehand, so each sorts its list's
+// tail (the warm-up follows the first 100 too). At most 1,000: the 32 MB of fresh lists
+// hold about 1,650, and an evicted cursor would answer 410.
+let secondPageCount = min(queryCount, 1000)
+var cursors: [String] = []
+for n in 0..<secondPageCount {
+    let (feed, viewer) = request(n)
+    cursors.append(try await service.feed(feed, viewer: viewer).nextCursor ?? "")
+}
+try await run("nearby + relevance, second page", queries: secondPageCount) { [cursors] n in
+    var (feed, viewer) = request(n)
+    feed.cursor = cursors[n]
+    _ = try await service.feed(feed, viewer: viewer)
+}

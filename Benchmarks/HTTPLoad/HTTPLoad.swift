@@ -10,6 +10,7 @@ import NIOPosix
 @main
 struct HTTPLoad: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "HTTPLoad",
         abstract: "Drive an HTTP/1.1 server at a fixed rate and report latency percentiles.",
         discussion: """
             The request file has one request per line: 'METHOD /target', then optional header \
@@ -83,7 +84,7 @@ struct HTTPLoad: AsyncParsableCommand {
             report = try await loop.flatSubmit { LoadRun.start(settings, heads: heads, on: loop) }.get()
         } catch {
             try await group.shutdownGracefully()
-            throw ValidationError("The run against \(authority) failed: \(error)")
+            throw RunFailure(description: "The run against \(authority) failed: \(error)")
         }
         try await group.shutdownGracefully()
         if json {
@@ -94,4 +95,9 @@ struct HTTPLoad: AsyncParsableCommand {
             print(report.text)
         }
     }
+}
+
+/// A run that could not be made (no server, say): the message and exit status 1, no usage.
+struct RunFailure: Error, CustomStringConvertible {
+    var description: String
 }

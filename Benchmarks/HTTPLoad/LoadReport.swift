@@ -31,6 +31,9 @@ struct LoadReport: Codable, Sendable {
     var meanResponseBytes: Int
     /// The most requests that were due but waiting for a free connection at once.
     var deepestBacklog: Int
+    /// How late HTTPLoad's timer woke (p99 and max, ms): its own lag, in every latency above.
+    var wakeUpLateP99: Double
+    var wakeUpLateMax: Double
     /// The load generator's own CPU time over the measured part, and as a share of one core.
     var cpuSeconds: Double
     var cpuPercentOfCore: Double
@@ -41,6 +44,7 @@ struct LoadReport: Codable, Sendable {
             HTTPLoad → \(server): \(connections) connections, \(targetRate) req/s for \(measuredSeconds) s after \(warmUpSeconds) s warm-up
               requests \(requests), answered \(answered) (\(codes.isEmpty ? "none" : codes)), non-2xx \(non2xx), errors \(errors), unanswered \(unanswered)
               achieved \(format(achievedRate, 1)) req/s, mean response \(meanResponseBytes) bytes, deepest backlog \(deepestBacklog)
+              timer woke late by p99 \(format(wakeUpLateP99)) ms, max \(format(wakeUpLateMax)) ms
               latency from the scheduled send to the last byte: p50 \(format(p50)) ms, p90 \(format(p90)) ms, \
             p99 \(format(p99)) ms, p99.9 \(format(p999)) ms, max \(format(max)) ms, mean \(format(mean)) ms
               load generator CPU: \(format(cpuSeconds)) s, \(format(cpuPercentOfCore, 1)) % of one core
@@ -53,6 +57,7 @@ struct LoadReport: Codable, Sendable {
 /// What a run counts as answers come in: only the measured requests, never the warm-up.
 struct LoadTally {
     private var latencies = LatencyHistogram()
+    private var wakeUpLateness = LatencyHistogram()
     private var statuses: [Int: Int] = [:]
     private var errors = 0
     private var unanswered = 0
@@ -67,6 +72,10 @@ struct LoadTally {
 
     mutating func noteBacklog(_ waiting: Int) {
         deepestBacklog = Swift.max(deepestBacklog, waiting)
+    }
+
+    mutating func noteWakeUp(lateBy nanoseconds: Int64) {
+        wakeUpLateness.record(nanoseconds)
     }
 
     mutating func answer(latency: Int64, status: Int, bodyBytes: Int, at time: NIODeadline) {
@@ -103,6 +112,8 @@ struct LoadTally {
             p50: milliseconds(0.5), p90: milliseconds(0.9), p99: milliseconds(0.99), p999: milliseconds(0.999),
             max: milliseconds(1), mean: latencies.mean / 1e6,
             meanResponseBytes: answered > 0 ? bodyBytes / answered : 0, deepestBacklog: deepestBacklog,
+            wakeUpLateP99: Double(wakeUpLateness.value(atQuantile: 0.99)) / 1e6,
+            wakeUpLateMax: Double(wakeUpLateness.max) / 1e6,
             cpuSeconds: cpu, cpuPercentOfCore: measuring > 0 ? cpu / measuring * 100 : 0)
     }
 

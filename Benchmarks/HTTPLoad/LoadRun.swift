@@ -56,6 +56,8 @@ final class LoadRun {
             switch result {
             case .success: run.begin()
             case .failure(let error):
+                // Done before closing, so that the connections that did open are not replaced.
+                run.done = true
                 run.closeAll()
                 run.finished.fail(error)
             }
@@ -99,16 +101,18 @@ final class LoadRun {
         return due
     }
 
-    /// The timer: sends what is due and sleeps until the next request is.
-    fileprivate func tick() {
+    /// The timer: sends what is due and sleeps until the next request is. How late it wakes
+    /// is the load generator's own lag (a busy machine), apart from the server's.
+    fileprivate func tick(scheduledFor deadline: NIODeadline) {
         guard !done else { return }
+        if timetable.isMeasured(nextToSend) { tally.noteWakeUp(lateBy: (NIODeadline.now() - deadline).nanoseconds) }
         let due = pump()
         if due < timetable.totalCount { scheduleTick(at: dueTime(of: due)) }
     }
 
     private func scheduleTick(at deadline: NIODeadline) {
         // Throws only once the loop is shutting down, when there is nothing left to send.
-        _ = try? loop.assumeIsolated().scheduleCallback(at: deadline, handler: Tick(run: self))
+        _ = try? loop.assumeIsolated().scheduleCallback(at: deadline, handler: Tick(run: self, deadline: deadline))
     }
 
     private func dueTime(of number: Int) -> NIODeadline {
@@ -176,8 +180,9 @@ final class LoadRun {
 /// so that a timer costs no allocation.
 private struct Tick: NIOScheduledCallbackHandler {
     let run: LoadRun
+    let deadline: NIODeadline
 
     func handleScheduledCallback(eventLoop: some EventLoop) {
-        run.tick()
+        run.tick(scheduledFor: deadline)
     }
 }

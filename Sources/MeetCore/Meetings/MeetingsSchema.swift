@@ -1,6 +1,7 @@
 import GRDB
 
-/// Meetings, their members, activities and invitations, and the spatial index of the feed.
+/// Meetings, their members, activities and invitations, and what the feed keeps in the
+/// database (its time index, its saved cursors).
 enum MeetingsSchema {
     static let migrations: [Migration] = [
         Migration(name: "301 meetings", apply: createMeetings),
@@ -19,10 +20,37 @@ enum MeetingsSchema {
                 )
                 """)
         },
+        Migration(name: "306 the feed finds meetings in memory: no R*Tree, no online index") { db in
+            // FeedIndex holds its own grid and online list; these only cost every write.
+            try db.execute(sql: """
+                DROP TRIGGER meetingPoint_insert;
+                DROP TRIGGER meetingPoint_update;
+                DROP TRIGGER meetingPoint_delete;
+                DROP TABLE meetingPoint;
+                DROP INDEX meeting_feed_online;
+                """)
+        },
+        Migration(name: "307 feed cursors saved as 32-bit offsets with their point") { db in
+            // Distances are measured again from the point (FeedCursorStore); rows saved in
+            // the old shape lack it, so they go: their clients start again from page one.
+            try db.execute(sql: """
+                DROP TABLE feedSnapshot;
+                CREATE TABLE feedSnapshot (
+                    token TEXT PRIMARY KEY,
+                    viewerId TEXT NOT NULL,
+                    createdAt REAL NOT NULL,
+                    lat REAL,
+                    lon REAL,
+                    base INTEGER NOT NULL,
+                    offsets BLOB NOT NULL
+                )
+                """)
+        },
     ]
 
     private static func createMeetings(_ db: Database) throws {
-        // `number` is a stable integer key for the R*Tree; `id` is what clients see.
+        // `number` is a stable integer key (the feed index and its cursors hold it); `id` is
+        // what clients see.
         try db.execute(sql: """
             CREATE TABLE meeting (
                 number INTEGER PRIMARY KEY,
@@ -102,7 +130,7 @@ enum MeetingsSchema {
     }
 
     /// Public, scheduled, located meetings in an R*Tree, kept in step by triggers, so the
-    /// nearby feed reads a bounding box instead of every meeting.
+    /// nearby feed read a bounding box instead of every meeting (until 306 dropped it).
     private static func createSpatialIndex(_ db: Database) throws {
         let listed = "NEW.visibility = 'public' AND NEW.cancelledAt IS NULL AND NEW.online = 0 AND NEW.lat IS NOT NULL"
         try db.execute(sql: """

@@ -164,18 +164,6 @@ import Testing
         #expect(friendships > 0 && blocks > 0)
     }
 
-    @Test func keepingTheSmallestAgreesWithSorting() {
-        var generator = SpatialGridTests.Lcg(state: 7)
-        for count in [0, 1, 2, 5, 50, 999, 1000, 1001, 5000] {
-            let values = (0..<count).map { _ in Int.random(in: 0..<(count / 2 + 1), using: &generator) }
-            for k in [1, 3, 1000] {
-                var kept = values
-                kept.keepSmallest(k)
-                #expect(kept == Array(values.sorted().prefix(k)), "\(count) values, k \(k)")
-            }
-        }
-    }
-
     /// The nearby date feed in plain SQL and Swift, the way the first version of the feed
     /// found it, without the index.
     func referenceFeed(_ f: MeetingFixture, _ request: FeedRequest, viewer: String) throws -> [String] {

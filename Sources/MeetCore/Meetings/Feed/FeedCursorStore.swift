@@ -27,18 +27,22 @@ extension MeetingService {
     }
 }
 
-/// The `feedSnapshot` table: the ranked lists behind feed cursors between a graceful stop
-/// and the next start. Numbers and distances are stored as little-endian 64-bit arrays.
+/// The `feedSnapshot` table (migration 307): the ranked lists behind feed cursors between a
+/// graceful stop and the next start, each in feed order as its base meeting number and
+/// little-endian 32-bit offsets from it, with the point its distances are measured from.
 enum FeedCursorStore {
     static func save(_ snapshots: [String: FeedSnapshots.Snapshot], in db: Database) throws {
         try db.execute(sql: "DELETE FROM feedSnapshot")
         let insert = try db.makeStatement(sql: """
-            INSERT INTO feedSnapshot (token, viewerId, createdAt, numbers, distances) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO feedSnapshot (token, viewerId, createdAt, lat, lon, base, offsets) VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         for (token, snapshot) in snapshots {
+            // Stored sorted: the keys of an unordered tail would quadruple the row.
+            var list = snapshot.list
+            list.sortTail()
             try insert.execute(arguments: [
                 token, snapshot.viewerId, snapshot.created.timeIntervalSince1970,
-                bytes(snapshot.numbers.map { UInt64(bitPattern: $0) }), bytes(snapshot.distances.map(\.bitPattern)),
+                snapshot.center?.lat, snapshot.center?.lon, list.base, bytes(list.offsets),
             ])
         }
     }
@@ -46,28 +50,29 @@ enum FeedCursorStore {
     /// Every saved snapshot, removed from the table; rows that do not decode are dropped.
     static func take(in db: Database) throws -> [String: FeedSnapshots.Snapshot] {
         var result: [String: FeedSnapshots.Snapshot] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT token, viewerId, createdAt, numbers, distances FROM feedSnapshot")
+        let rows = try Row.fetchCursor(db, sql: "SELECT token, viewerId, createdAt, lat, lon, base, offsets FROM feedSnapshot")
         while let row = try rows.next() {
-            guard let numbers = values(row["numbers"]), let distances = values(row["distances"]),
-                  numbers.count == distances.count else { continue }
+            let (lat, lon): (Double?, Double?) = (row["lat"], row["lon"])
+            guard let offsets = offsets(row["offsets"]), (lat == nil) == (lon == nil) else { continue }
             result[row["token"]] = FeedSnapshots.Snapshot(
                 viewerId: row["viewerId"], created: Date(timeIntervalSince1970: row["createdAt"]),
-                numbers: numbers.map { Int64(bitPattern: $0) }, distances: distances.map(Double.init(bitPattern:)))
+                center: lat.flatMap { lat in lon.map { Coordinate(lat: lat, lon: $0) } },
+                list: FeedList(base: row["base"], offsets: offsets))
         }
         try db.execute(sql: "DELETE FROM feedSnapshot")
         return result
     }
 
-    private static func bytes(_ values: [UInt64]) -> Data {
-        var data = Data(capacity: values.count * 8)
+    private static func bytes(_ values: [UInt32]) -> Data {
+        var data = Data(capacity: values.count * 4)
         for value in values { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
         return data
     }
 
-    private static func values(_ data: Data?) -> [UInt64]? {
-        guard let data, data.count % 8 == 0 else { return nil }
+    private static func offsets(_ data: Data?) -> [UInt32]? {
+        guard let data, data.count % 4 == 0 else { return nil }
         return data.withUnsafeBytes { raw in
-            (0..<data.count / 8).map { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) }
+            (0..<data.count / 4).map { UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self)) }
         }
     }
 }

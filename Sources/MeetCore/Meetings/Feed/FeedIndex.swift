@@ -50,18 +50,25 @@ final class FeedIndex: TransactionObserver, Sendable {
         do {
             try await task.value
         } catch {
-            loading.withLock { if $0 == task { $0 = nil } }
+            // Unloaded again (no list of missed meetings growing meanwhile), unless another
+            // load has started since; the next query retries.
+            loading.withLock { current in
+                guard current == task else { return }
+                current = nil
+                storage.write { $0 = Storage() }
+            }
             throw error
         }
     }
 
-    /// The first `depth` meetings for `request` in feed order; see `FeedIndexState.rank`.
-    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int) -> [RankedMeeting] {
+    /// The first `depth` meetings for `request`, the first `sorted` in feed order; see
+    /// `FeedIndexState.rank`.
+    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int) -> [RankedMeeting] {
         let time = now().timeIntervalSince1970
         if storage.read({ $0.state.hasStarted(before: time) }) {
             storage.write { $0.state.prune(before: time) }
         }
-        return storage.read { $0.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth) }
+        return storage.read { $0.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth, sorted: sorted) }
     }
 
     /// A copy of the index, for tests to compare.

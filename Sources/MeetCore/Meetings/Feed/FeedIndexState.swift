@@ -105,14 +105,14 @@ struct FeedIndexState: Sendable {
     /// Stores `row` in a slot and every list but the time order.
     @discardableResult
     private mutating func place(_ row: FeedRow) -> Int32 {
-        let activities = row.activityIds.map { intern(activity: $0) }
-        let members = row.memberIds.map { intern(user: $0) }
+        let activities = row.activityIds.map { Self.intern($0, in: &self.activities, lists: &meetingsWith) }
+        let members = row.memberIds.map { Self.intern($0, in: &users, lists: &meetingsOf) }
         let (lat, lon) = (row.lat ?? 0, row.lon ?? 0)
         let (φ, λ) = (lat * .pi / 180, lon * .pi / 180)
         let entry = FeedEntry(
             number: row.number, startsAt: row.startsAt, lat: lat, lon: lon, x: cos(φ) * cos(λ), y: cos(φ) * sin(λ), z: sin(φ),
             memberCount: Int32(clamping: row.memberCount), capacity: Int32(clamping: row.maxParticipants ?? 0),
-            organizer: intern(user: row.organizerId),
+            organizer: Self.intern(row.organizerId, in: &users, lists: &meetingsOf),
             placement: row.online ? .online : (row.lat != nil && row.lon != nil ? .located : .unplaced),
             isFree: row.isFree, activityCount: UInt8(clamping: activities.count))
         let slot: Int32
@@ -210,19 +210,13 @@ struct FeedIndexState: Sendable {
         latIndex << 32 | (lonIndex & 0xFFFF_FFFF)
     }
 
-    private mutating func intern(user id: String) -> UInt32 {
-        if let number = users[id] { return number }
-        let number = UInt32(users.count)
-        users[id] = number
-        meetingsOf.append([])
-        return number
-    }
-
-    private mutating func intern(activity id: String) -> UInt32 {
-        if let number = activities[id] { return number }
-        let number = UInt32(activities.count)
-        activities[id] = number
-        meetingsWith.append([])
+    /// The small number standing for `id` in `table`: a new one, with an empty reverse list
+    /// beside it in `lists`, the first time.
+    private static func intern(_ id: String, in table: inout [String: UInt32], lists: inout [[Int32]]) -> UInt32 {
+        if let number = table[id] { return number }
+        let number = UInt32(table.count)
+        table[id] = number
+        lists.append([])
         return number
     }
 }

@@ -5,58 +5,125 @@ import Synchronization
 /// later pages read on from it: whatever joins, edits or new meetings happen meanwhile, a
 /// client scrolling through never sees a meeting twice nor misses one.
 ///
-/// Held in memory, bounded in count and age, and saved over a graceful restart
-/// (`FeedCursorStore`); an unknown or expired cursor is refused with `feed.cursorExpired`
-/// and the client starts again from the first page.
+/// Held in memory within a byte budget, oldest out first, for at most `lifetime`; saved
+/// over a graceful restart (`FeedCursorStore`). An unknown, evicted or expired cursor is
+/// refused with `feed.cursorExpired` and the client starts again from the first page.
 final class FeedSnapshots: Sendable {
     struct Snapshot: Sendable {
         var viewerId: String
         var created: Date
-        var numbers: [Int64]
-        /// Beside each number, its distance from the point asked about; NaN for none.
-        var distances: [Double]
+        /// The point asked about, which pages measure distances from; `nil` without one.
+        var center: Coordinate?
+        var list: FeedList
+
+        /// Memory taken, roughly: the list, the viewer's id, and an allowance for the token,
+        /// its dictionary entry and its place in the eviction queue.
+        var bytes: Int { list.bytes + viewerId.utf8.count + 160 }
     }
 
-    static let maxCount = 10_000
+    /// What the lists may take together; see docs/ranking.md ("Cursors") for the reasons.
+    static let byteBudget = 32 << 20
     static let lifetime: TimeInterval = 30 * 60
 
-    private let state = Mutex<[String: Snapshot]>([:])
+    /// The budget this store keeps to.
+    let budget: Int
+    private let state = Mutex(State())
 
-    /// Stores `snapshot` and returns its token.
+    init(budget: Int = FeedSnapshots.byteBudget) {
+        self.budget = budget
+    }
+
+    /// Stores `snapshot` and returns its token; the oldest lists make way if needed.
     func store(_ snapshot: Snapshot) -> String {
         let token = RandomToken.id()
-        state.withLock { snapshots in
-            if snapshots.count >= Self.maxCount {
-                let oldEnough = snapshot.created - Self.lifetime
-                snapshots = snapshots.filter { $0.value.created > oldEnough }
-                // Still full of fresh ones: the oldest make way.
-                if snapshots.count >= Self.maxCount {
-                    let oldest = snapshots.sorted { $0.value.created < $1.value.created }.prefix(Self.maxCount / 10)
-                    for (key, _) in oldest { snapshots[key] = nil }
-                }
-            }
-            snapshots[token] = snapshot
+        state.withLock { state in
+            state.dropExpired(before: snapshot.created - Self.lifetime)
+            state.append(token, snapshot)
+            state.evict(toFit: budget)
         }
         return token
     }
 
     /// The snapshots still fresh at `now`, by token.
     func live(now: Date) -> [String: Snapshot] {
-        state.withLock { snapshots in snapshots.filter { $0.value.created > now - Self.lifetime } }
+        state.withLock { state in state.byToken.filter { $0.value.created > now - Self.lifetime } }
     }
 
-    /// Puts back snapshots kept by an earlier run, those still fresh at `now`.
+    /// Puts back snapshots kept by an earlier run, those still fresh at `now`, as older than
+    /// any stored since; the oldest make way if they do not fit.
     func restore(_ saved: [String: Snapshot], now: Date) {
-        let fresh = saved.filter { $0.value.created > now - Self.lifetime }
-        state.withLock { snapshots in snapshots.merge(fresh) { current, _ in current } }
+        let fresh = saved.filter { $0.value.created > now - Self.lifetime }.sorted { $0.value.created < $1.value.created }
+        state.withLock { state in
+            state.prepend(fresh)
+            state.evict(toFit: budget)
+        }
     }
 
-    /// The snapshot behind `token` if it belongs to `viewerId` and is still fresh.
-    func snapshot(_ token: String, viewer viewerId: String, now: Date) -> Snapshot? {
-        state.withLock { snapshots in
-            guard let snapshot = snapshots[token], snapshot.viewerId == viewerId,
+    /// The snapshot behind `token` if it belongs to `viewerId` and is still fresh, its list
+    /// in feed order at least up to `end`.
+    func snapshot(_ token: String, viewer viewerId: String, now: Date, sortedThrough end: Int) -> Snapshot? {
+        let found = state.withLock { state -> Snapshot? in
+            guard let snapshot = state.byToken[token], snapshot.viewerId == viewerId,
                   snapshot.created > now - Self.lifetime else { return nil }
             return snapshot
+        }
+        guard var snapshot = found, !snapshot.list.isSorted(through: end) else { return found }
+        // Sorted outside the lock; a page that raced this one sorted it the same way.
+        snapshot.list.sortTail()
+        state.withLock { state in state.replace(token, with: snapshot) }
+        return snapshot
+    }
+
+    /// What the stored lists take, by `Snapshot.bytes`.
+    var bytes: Int { state.withLock(\.bytes) }
+
+    /// The lists by token, and their tokens oldest first.
+    private struct State {
+        var byToken: [String: Snapshot] = [:]
+        /// Tokens in the order they were stored; those before `head` are gone.
+        var queue: [String] = []
+        var head = 0
+        var bytes = 0
+
+        mutating func append(_ token: String, _ snapshot: Snapshot) {
+            byToken[token] = snapshot
+            queue.append(token)
+            bytes += snapshot.bytes
+        }
+
+        mutating func prepend(_ snapshots: [(key: String, value: Snapshot)]) {
+            let new = snapshots.filter { byToken[$0.key] == nil }
+            for (token, snapshot) in new {
+                byToken[token] = snapshot
+                bytes += snapshot.bytes
+            }
+            queue = new.map(\.key) + queue[head...]
+            head = 0
+        }
+
+        mutating func replace(_ token: String, with snapshot: Snapshot) {
+            guard let old = byToken[token] else { return }
+            byToken[token] = snapshot
+            bytes += snapshot.bytes - old.bytes
+        }
+
+        mutating func dropExpired(before oldest: Date) {
+            while head < queue.count, let first = byToken[queue[head]], first.created <= oldest { removeOldest() }
+        }
+
+        /// Removes the oldest until the rest fit in `budget`, keeping at least the newest.
+        mutating func evict(toFit budget: Int) {
+            while bytes > budget && queue.count - head > 1 { removeOldest() }
+        }
+
+        private mutating func removeOldest() {
+            if let gone = byToken.removeValue(forKey: queue[head]) { bytes -= gone.bytes }
+            head += 1
+            // Drop the dead front now and then, not on every removal.
+            if head >= 1024 && head * 2 >= queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
         }
     }
 }
@@ -73,7 +140,8 @@ struct FeedCursor: Equatable {
 
     init?(_ text: String) {
         let parts = text.split(separator: ".")
-        guard parts.count == 2, let offset = Int(parts[1]), offset >= 0 else { return nil }
+        // Bounded, so that an offset plus a page size cannot overflow.
+        guard parts.count == 2, let offset = Int(parts[1]), (0...Int(Int32.max)).contains(offset) else { return nil }
         token = String(parts[0])
         self.offset = offset
     }

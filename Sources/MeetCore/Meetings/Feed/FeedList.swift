@@ -1,0 +1,69 @@
+/// The ranked meetings behind a feed cursor, kept small: meeting numbers as 32-bit offsets
+/// from the smallest (4 bytes a meeting), no distances (a page measures them again from the
+/// meeting's place and the point asked about).
+///
+/// The first page sorts only itself; the meetings after it are selected but unordered and
+/// keep their ranking keys (16 bytes more each), so that the first later page that reaches
+/// them can sort them into exactly the order a full sort would have given, and drop the keys.
+struct FeedList: Sendable {
+    /// The smallest meeting number; the others are stored as offsets from it.
+    let base: Int64
+    private(set) var offsets: [UInt32]
+    /// How many of `offsets`, from the start, are in feed order.
+    private(set) var sortedCount: Int
+    /// Beside each unordered offset (from `sortedCount` on): its key and its start, as in
+    /// `RankedMeeting`.
+    private var tailKeys: [Double]
+
+    /// `ranked` as `FeedIndexState.rank` leaves it, its first `sortedCount` in order; `nil`
+    /// when its meeting numbers are 2³² or more apart (never with numbers given by SQLite to
+    /// fewer than four billion meetings).
+    init?(_ ranked: [RankedMeeting], sortedCount: Int) {
+        guard let base = ranked.lazy.map(\.number).min(), let top = ranked.lazy.map(\.number).max(),
+              top - base <= Int64(UInt32.max) else { return nil }
+        self.base = base
+        offsets = ranked.map { UInt32($0.number - base) }
+        self.sortedCount = min(sortedCount, ranked.count)
+        tailKeys = []
+        tailKeys.reserveCapacity(2 * (ranked.count - self.sortedCount))
+        for meeting in ranked[self.sortedCount...] {
+            tailKeys.append(meeting.key)
+            tailKeys.append(meeting.startsAt)
+        }
+    }
+
+    /// A list read back in feed order (`FeedCursorStore`).
+    init(base: Int64, offsets: [UInt32]) {
+        self.base = base
+        self.offsets = offsets
+        sortedCount = offsets.count
+        tailKeys = []
+    }
+
+    var count: Int { offsets.count }
+
+    /// What the list takes in memory, roughly: its arrays and a fixed allowance for the rest.
+    var bytes: Int { 128 + offsets.count * 4 + tailKeys.count * 8 }
+
+    /// Whether the meetings up to `end` are in feed order.
+    func isSorted(through end: Int) -> Bool { sortedCount >= min(end, count) }
+
+    /// The meeting numbers in `range`, which must be sorted (`isSorted(through:)`).
+    func numbers(_ range: Range<Int>) -> [Int64] {
+        precondition(range.upperBound <= sortedCount, "reading an unsorted part of a feed list")
+        return offsets[range].map { base + Int64($0) }
+    }
+
+    /// Puts the unordered meetings in feed order, after the sorted ones, and drops their keys.
+    mutating func sortTail() {
+        guard sortedCount < count else { return }
+        var tail = (sortedCount..<count).map { i in
+            let k = 2 * (i - sortedCount)
+            return RankedMeeting(key: tailKeys[k], startsAt: tailKeys[k + 1], number: base + Int64(offsets[i]))
+        }
+        tail.sort()
+        offsets.replaceSubrange(sortedCount..., with: tail.map { UInt32($0.number - base) })
+        sortedCount = count
+        tailKeys = []
+    }
+}
