@@ -102,8 +102,9 @@ import Testing
         try f.users("ann", "viewer")
         for i in 0..<5 { _ = try await FeedTests().meeting(f, "m\(i)", in: Double(10 + i)) }
         let first = try await f.service.feed(FeedRequest(limit: 2), viewer: "viewer")
+        let cursor = try #require(first.nextCursor)
         var request = FeedRequest(limit: 2)
-        request.cursor = try #require(first.nextCursor)
+        request.cursor = cursor
         #expect(try await f.service.feed(request, viewer: "viewer").items.count == 2)
         // Newer lists fill the budget: the oldest, this one, makes way.
         let big = Self.snapshot("someone", created: MeetingFixture.now, meetings: 500_000)
