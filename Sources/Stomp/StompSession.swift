@@ -255,6 +255,7 @@ final class StompSession: @unchecked Sendable {
             if case .unsupportedVersion = error { headers.add("version", StompVersion.supportedList) }
         case let refusal as StompRefusal:
             message = refusal.message
+            headers.add("code", refusal.code)
         default:
             broker.logger.error("STOMP session failed", metadata: ["session": "\(id)", "error": "\(error)"])
             message = "internal error"

@@ -5,29 +5,47 @@ import Stomp
 /// Who may use which broker destination. Every user may listen to their own `/user/queue/...`
 /// (the broker keys those per user). A meeting's rooms (`/topic/meetings.{id}.chat`, `.typing`,
 /// `.locations`) are for its organizer and members, decided by the same rules as REST
-/// (``MeetingAccess``). With `--stomp-sandbox`, any authenticated session may SUBSCRIBE and SEND
+/// (``MeetingAccess``). Every grant first re-checks the session's token (``requireSignedIn``).
+/// With `--stomp-sandbox`, any authenticated session may SUBSCRIBE and SEND
 /// on `/topic/sandbox.*` like a stock broker's topic, so the protocol can be checked apart from
 /// the app's rules. Everything else is refused until a feature allows it.
 struct StompAuthorizerRules: StompAuthorizer {
     let sandbox: Bool
+    let accounts: AccountService
     let database: AppDatabase
 
     func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        if access == .subscribe, destination.hasPrefix("/user/queue/") {
-            return eventLoop.makeSucceededVoidFuture()
+        let room = access == .subscribe ? MeetingTopic(destination: destination) : nil
+        guard room != nil || isOpen(access, destination) else {
+            return eventLoop.makeFailedFuture(StompRefusal(code: "forbidden", message: "\(destination) is not open to this session"))
         }
-        if access == .subscribe, let topic = MeetingTopic(destination: destination) {
-            // A database read: done by GRDB's reader threads, never on the event loop.
-            return eventLoop.makeFutureWithTask { [database] in
-                try await Self.requireMember(principal.userID, of: topic.meetingId, in: database)
-            }
+        // Database reads: done by GRDB's reader threads, never on the event loop.
+        return eventLoop.makeFutureWithTask { [accounts, database] in
+            try await Self.requireSignedIn(principal, with: accounts)
+            if let room { try await Self.requireMember(principal.userID, of: room.meetingId, in: database) }
         }
-        if sandbox, destination.hasPrefix("/topic/sandbox."), destination.count > "/topic/sandbox.".count {
-            return eventLoop.makeSucceededVoidFuture()
-        }
-        return eventLoop.makeFailedFuture(StompRefusal(code: "forbidden", message: "\(destination) is not open to this session"))
     }
+
+    /// The destinations open to every signed-in session (rooms aside, which need membership).
+    private func isOpen(_ access: StompAccess, _ destination: String) -> Bool {
+        if access == .subscribe, destination.hasPrefix("/user/queue/") { return true }
+        return sandbox && destination.hasPrefix("/topic/sandbox.") && destination.count > "/topic/sandbox.".count
+    }
+
+    /// A session is authenticated once, at CONNECT, but its sign-in can end while it stays
+    /// connected; so before granting anything, ask again with the same check as REST (expiry,
+    /// logout, password reset, ban).
+    private static func requireSignedIn(_ principal: StompPrincipal, with accounts: AccountService) async throws {
+        guard let token = principal.credential,
+              let authentication = try await accounts.authenticate(bearer: token),
+              authentication.userID == principal.userID else { throw sessionEnded }
+    }
+
+    /// Ends the session: nothing it asks for can be granted any more.
+    static let sessionEnded = StompRefusal(
+        code: "auth.sessionEnded", message: "this session's sign-in has ended; connect again with a valid token",
+        endsSession: true)
 
     /// Refuses anyone but the organizer and members. A meeting the user may not know about
     /// (private, or its organizer blocked) is refused exactly like one that does not exist.

@@ -9,6 +9,6 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
     stompLogger[metadataKey: "subsystem"] = "stomp"
     return StompBroker(
         authenticator: StompAccountAuthenticator(accounts: services.accounts),
-        authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, database: services.database),
+        authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
         logger: stompLogger)
 }

@@ -51,6 +51,33 @@ import Testing
         }
     }
 
+    /// The token is re-checked at each SUBSCRIBE, not only at CONNECT: a session whose sign-in
+    /// ended (here by logout over REST) is refused with ERROR and closed; a second sign-in of the
+    /// same user, still valid, carries on.
+    @Test func aSessionEndsWithItsSignIn() async throws {
+        let stompPort = try await Self.freeLoopbackPort()
+        try await TestServer.run(stompPort: stompPort) { server in
+            let ann = try await server.signedInUser()
+            let meeting = try #require(try await server.send(
+                .post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(), token: ann.token).string("id"))
+            let otherSignIn = try await server.login(ann.email)
+            let revoked = try await Self.connect(port: stompPort, token: ann.token)
+            let kept = try await Self.connect(port: stompPort, token: otherSignIn)
+            #expect(try await Self.subscribe(revoked, to: "/topic/meetings.\(meeting).typing").command == .receipt)
+
+            #expect(try await server.send(.post, "/api/v1/auth/logout", token: ann.token).status == 204)
+            let refusal = try await Self.subscribe(revoked, to: "/topic/meetings.\(meeting).chat")
+            // Without the refusal the session would stay open and the wait for its close never end.
+            try #require(refusal.command == .error)
+            #expect(refusal.headers["code"] == "auth.sessionEnded")
+            #expect(refusal.headers["receipt-id"] == "/topic/meetings.\(meeting).chat")
+            #expect(try await revoked.next() == nil)
+
+            #expect(try await Self.subscribe(kept, to: "/topic/meetings.\(meeting).chat").command == .receipt)
+            await kept.close()
+        }
+    }
+
     @Test func roomTopicsAreParsedStrictly() {
         #expect(MeetingTopic(destination: "/topic/meetings.a1_B-2.chat")?.meetingId == "a1_B-2")
         #expect(MeetingTopic(destination: "/topic/meetings.m1.locations")?.meetingId == "m1")
