@@ -21,6 +21,22 @@ import Testing
         return f
     }
 
+    @Test func anUnloadedIndexRanksNothingRatherThanAnEmptyFeed() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "viewer")
+        _ = try await f.service.create(MeetingFixture.draft(title: "run"), by: "ann")
+        let rank = { f.service.index.rank(Self.nearby, from: 0, viewer: FeedViewer(), depth: 10, sorted: 10) }
+        #expect(rank() == nil)
+        try await f.service.index.ready()
+        #expect(rank()?.count == 1)
+    }
+
+    @Test func aCommitTouchingMoreMeetingsThanSQLiteHasParametersIsReRead() throws {
+        let f = try MeetingFixture()
+        let numbers = Set(Int64(1)...Int64(40_000))
+        #expect(try f.database.pool.read { db in try FeedRows.meetings(numbers, from: 0, in: db) }.isEmpty)
+    }
+
     @Test func createsJoinsLeavesAndCancelsShowAtOnce() async throws {
         let f = try await loadedFixture("bob")
         let meeting = try await f.service.create(MeetingFixture.draft(title: "run", capacity: 2), by: "ann")

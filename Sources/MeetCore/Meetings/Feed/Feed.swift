@@ -22,13 +22,23 @@ extension MeetingService {
             let next = end < list.count ? FeedCursor(token: cursor.token, offset: end).text : nil
             return try await database.pool.read { db in try page(numbers, from: snapshot.center, next: next, in: db) }
         }
-        try await index.ready()
-        // One read: the viewer's blocks (and friends and activities), then the first page.
-        return try await database.pool.read { db in
+        // A failed refresh may drop the index between `ready()` and the ranking: load it again,
+        // once; an index that cannot stay loaded is the server's fault.
+        for _ in 0..<2 {
+            try await index.ready()
+            if let page = try await firstPage(request, viewer: viewerId, at: time) { return page }
+        }
+        throw MeetError("server.internal", status: 500)
+    }
+
+    /// The first page from the loaded index, in one read: the viewer's blocks (and friends and
+    /// activities), then the page's meetings. `nil` when the index is not loaded.
+    private func firstPage(_ request: FeedRequest, viewer viewerId: String, at time: Date) async throws -> FeedPage? {
+        try await database.pool.read { db in
             let viewer = try FeedViewer.fetch(viewerId, forRelevance: request.sort == .relevance, in: db)
-            let ranked = index.rank(
+            guard let ranked = index.rank(
                 request, from: (request.from ?? time).timeIntervalSince1970, viewer: viewer,
-                depth: Self.feedDepth, sorted: request.limit)
+                depth: Self.feedDepth, sorted: request.limit) else { return nil }
             let center = request.circle.map { Coordinate(lat: $0.lat, lon: $0.lon) }
             var next: String?
             // Only a list longer than one page needs remembering.

@@ -62,13 +62,17 @@ final class FeedIndex: TransactionObserver, Sendable {
     }
 
     /// The first `depth` meetings for `request`, the first `sorted` in feed order; see
-    /// `FeedIndexState.rank`.
-    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int) -> [RankedMeeting] {
+    /// `FeedIndexState.rank`. `nil` while the index is not loaded (it was dropped after a
+    /// failed refresh since `ready()`): an empty index must not pass for an empty feed.
+    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int) -> [RankedMeeting]? {
         let time = now().timeIntervalSince1970
         if storage.read({ $0.state.hasStarted(before: time) }) {
             storage.write { $0.state.prune(before: time) }
         }
-        return storage.read { $0.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth, sorted: sorted) }
+        return storage.read { storage in
+            guard case .loaded = storage.phase else { return nil }
+            return storage.state.rank(request, from: max(from, time), viewer: viewer, now: time, depth: depth, sorted: sorted)
+        }
     }
 
     /// A copy of the index, for tests to compare.
@@ -131,9 +135,12 @@ final class FeedIndex: TransactionObserver, Sendable {
         do {
             try refresh(numbers, in: db)
         } catch {
-            // The index can no longer be trusted: the next feed query loads it afresh.
-            storage.write { $0 = Storage() }
-            loading.withLock { $0 = nil }
+            // The index can no longer be trusted: the next feed query loads it afresh. Under
+            // the loading lock, so that no new load starts before the reset.
+            loading.withLock { task in
+                task = nil
+                storage.write { $0 = Storage() }
+            }
         }
     }
 

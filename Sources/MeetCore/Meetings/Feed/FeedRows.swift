@@ -11,7 +11,10 @@ enum FeedRows {
 
     /// Those of `numbers` that are listed and start at or after `start`.
     static func meetings(_ numbers: Set<Int64>, from start: Double, in db: Database) throws -> [FeedRow] {
-        try fetch(where: "m.number IN \(Array(numbers)) AND m.startsAt >= \(start)", in: db)
+        // One JSON parameter, not one per meeting: a commit may touch more meetings than
+        // SQLite allows parameters.
+        let list = "[" + numbers.map(String.init).joined(separator: ",") + "]"
+        return try fetch(where: "m.number IN (SELECT value FROM json_each(\(list))) AND m.startsAt >= \(start)", in: db)
     }
 
     /// The SQL of each read, for tests to check their query plans.
