@@ -4,6 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian packages the tests need (Tests/system-packages.txt), installed only when missing.
+missing=""
+for package in $(sed -e 's/#.*//' Tests/system-packages.txt); do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q 'ok installed' || missing="$missing $package"
+done
+if [ -n "$missing" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+fi
+
 venv=.build/venv
 if [ ! -x "$venv/bin/python" ]; then
     python3 -m venv "$venv"

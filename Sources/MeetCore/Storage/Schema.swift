@@ -9,7 +9,10 @@ struct Migration: Sendable {
 /// The schema as an ordered list of named migrations, one list per area of the app.
 ///
 /// Number ranges keep areas apart: 001–099 accounts, 100–199 profiles and activities,
-/// 200–299 places and friends, 300–399 meetings, 400– chat and notifications.
+/// 200–299 places and friends, 300–399 meetings, 400–449 chat (rooms, messages, read state),
+/// 450–499 devices and notifications, 500–549 moderation (reports, audit, change log),
+/// 550–579 media, 580–599 request and mail throttles, 600–649 remote configuration and promos.
+/// An area's list is appended at the end of ``migrations`` when it first lands.
 enum Schema {
     static let migrations: [Migration] = AccountsSchema.migrations + ActivitiesSchema.migrations
         + ProfilesSchema.migrations + FriendsSchema.migrations + EventsSchema.migrations + MeetingsSchema.migrations
