@@ -110,7 +110,8 @@ public struct FriendService: Sendable {
         }
     }
 
-    /// Blocks `userId`: ends our friendship and any request between us, and hides each of us
+    /// Blocks `userId`: ends our friendship and any request between us, the invitations and
+    /// memberships that joined us through a meeting (``MeetingBlocks``), and hides each of us
     /// from the other. Blocking twice changes nothing.
     /// - Throws: `user.notFound`, `friends.self` (422).
     public func block(_ userId: String, by me: String) async throws {
@@ -119,10 +120,12 @@ public struct FriendService: Sendable {
                 throw MeetError("friends.self", status: 422, fieldProblems: [.init(field: "userId", code: "friends.self")])
             }
             guard try Self.userExists(userId, db) else { throw Self.userNotFound }
+            let time = now()
             try db.execute(
                 sql: "INSERT OR IGNORE INTO block (blockerId, blockedId, createdAt) VALUES (?, ?, ?)",
-                arguments: [me, userId, now()])
+                arguments: [me, userId, time])
             try Self.separate(me, userId, db)
+            try MeetingBlocks.separate(me, userId, at: time, in: db)
         }
     }
 

@@ -58,6 +58,11 @@ extension MeetingService {
             guard role == .organizer || (role == .member && meeting.membersMayInvite) else { throw MeetError.mayNotInvite }
             guard !meeting.isCancelled else { throw MeetError.meetingCancelled }
             try checkUsersExist(wanted, field: "userIds", visibleTo: userId, in: db)
+            // A member's invitation carries the organizer's meeting: it may not reach someone
+            // the organizer and they have blocked, and is refused as if they did not exist.
+            if role != .organizer {
+                try checkUsersExist(wanted, field: "userIds", visibleTo: meeting.organizerId, in: db)
+            }
             let members = Set(try meeting.memberIds(in: db))
             var invitations: [Invitation] = []
             for invitee in wanted where !members.contains(invitee) {

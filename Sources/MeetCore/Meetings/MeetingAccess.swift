@@ -21,15 +21,20 @@ extension MeetingRecord {
     }
 
     /// The meeting `id` and the caller's role in it, or `meeting.notFound` when it does not
-    /// exist, or when the caller is none of organizer, member or invitee and the meeting is
-    /// private or its organizer and the caller blocked each other: its existence is not revealed.
+    /// exist, when the caller is neither organizer nor member and the organizer and the caller
+    /// blocked each other (an invitation does not outlive a block: ``MeetingBlocks``), or when
+    /// the caller is an outsider and the meeting private: its existence is not revealed.
     static func visible(_ id: String, to userId: String, in db: Database) throws -> (MeetingRecord, MeetingRole) {
         guard let meeting = try MeetingRecord.filter(Column("id") == id).fetchOne(db) else {
             throw MeetError.meetingNotFound
         }
         let role = try meeting.role(of: userId, in: db)
-        if role == .outsider, try meeting.visibility == .private || Blocks.isBlocked(db, userId, meeting.organizerId) {
-            throw MeetError.meetingNotFound
+        switch role {
+        case .organizer, .member:
+            break
+        case .invitee, .outsider:
+            if role == .outsider && meeting.visibility == .private { throw MeetError.meetingNotFound }
+            if try Blocks.isBlocked(db, userId, meeting.organizerId) { throw MeetError.meetingNotFound }
         }
         return (meeting, role)
     }

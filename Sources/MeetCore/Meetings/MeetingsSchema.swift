@@ -46,6 +46,16 @@ enum MeetingsSchema {
                 )
                 """)
         },
+        Migration(name: "308 invitations do not outlive a block") { db in
+            // Blocks made before MeetingBlocks existed left such invitations pending.
+            try db.execute(sql: """
+                DELETE FROM invitation
+                WHERE status = 'pending' AND EXISTS (
+                    SELECT 1 FROM block, meeting WHERE meeting.id = invitation.meetingId
+                      AND ((block.blockerId = invitation.inviteeId AND block.blockedId IN (invitation.inviterId, meeting.organizerId))
+                        OR (block.blockedId = invitation.inviteeId AND block.blockerId IN (invitation.inviterId, meeting.organizerId))))
+                """)
+        },
     ]
 
     private static func createMeetings(_ db: Database) throws {

@@ -20,7 +20,11 @@ extension MeetingService {
             let list = snapshot.list
             let numbers = list.numbers(min(cursor.offset, list.count)..<min(end, list.count))
             let next = end < list.count ? FeedCursor(token: cursor.token, offset: end).text : nil
-            return try await database.pool.read { db in try page(numbers, from: snapshot.center, next: next, in: db) }
+            return try await database.pool.read { db in
+                // Blocks made since the first page hide their meetings from this page on.
+                let blocked = Set(try FeedViewer.blockedUserIds(of: viewerId, in: db))
+                return try page(numbers, from: snapshot.center, next: next, hiding: blocked, in: db)
+            }
         }
         // A failed refresh may drop the index between `ready()` and the ranking: load it again,
         // once; an index that cannot stay loaded is the server's fault.
@@ -46,14 +50,17 @@ extension MeetingService {
                 let token = snapshots.store(FeedSnapshots.Snapshot(viewerId: viewerId, created: time, center: center, list: list))
                 next = FeedCursor(token: token, offset: request.limit).text
             }
-            return try page(ranked.prefix(request.limit).map(\.number), from: center, next: next, in: db)
+            return try page(ranked.prefix(request.limit).map(\.number), from: center, next: next, hiding: [], in: db)
         }
     }
 
     /// The meetings `numbers`, in that order, read as they are now: meetings cancelled or
-    /// made private since the first page drop out, the rest keep their place. Distances are
-    /// measured from `center`, to where each meeting is now.
-    private func page(_ numbers: [Int64], from center: Coordinate?, next: String?, in db: Database) throws -> FeedPage {
+    /// made private since the first page, or organized by someone in `hiddenOrganizers`, drop
+    /// out; the rest keep their place. Distances are measured from `center`, to where each
+    /// meeting is now.
+    private func page(
+        _ numbers: [Int64], from center: Coordinate?, next: String?, hiding hiddenOrganizers: Set<String>, in db: Database
+    ) throws -> FeedPage {
         let numbersJSON = "[" + numbers.map(String.init).joined(separator: ",") + "]"
         // Cached statements: the same two queries for every page.
         let records = try MeetingRecord.fetchAll(
@@ -68,7 +75,8 @@ extension MeetingService {
             activities[row[0], default: []].append(row[1])
         }
         let items = numbers.compactMap { number -> Meeting? in
-            guard let record = byNumber[number], !record.isCancelled, record.visibility == .public else { return nil }
+            guard let record = byNumber[number], !record.isCancelled, record.visibility == .public,
+                  !hiddenOrganizers.contains(record.organizerId) else { return nil }
             var distanceKm: Double?
             if let center, !record.online, let lat = record.lat, let lon = record.lon {
                 distanceKm = center.distanceKm(to: Coordinate(lat: lat, lon: lon))

@@ -16,13 +16,18 @@ struct FeedViewer: Sendable {
             try String.fetchAll(db.cachedStatement(sql: sql), arguments: arguments)
         }
         var viewer = FeedViewer()
-        viewer.blockedUserIds = try ids(
-            "SELECT blockedId FROM block WHERE blockerId = ?1 UNION ALL SELECT blockerId FROM block WHERE blockedId = ?1",
-            [viewerId])
+        viewer.blockedUserIds = try blockedUserIds(of: viewerId, in: db)
         if forRelevance {
             viewer.activityIds = try ids("SELECT activityId FROM profileActivity WHERE userId = ?", [viewerId])
             viewer.friendIds = try ids("SELECT friendId FROM friendship WHERE userId = ?", [viewerId])
         }
         return viewer
+    }
+
+    /// Users `viewerId` blocked or who blocked `viewerId`.
+    static func blockedUserIds(of viewerId: String, in db: Database) throws -> [String] {
+        try String.fetchAll(db.cachedStatement(sql: """
+            SELECT blockedId FROM block WHERE blockerId = ?1 UNION ALL SELECT blockerId FROM block WHERE blockedId = ?1
+            """), arguments: [viewerId])
     }
 }
