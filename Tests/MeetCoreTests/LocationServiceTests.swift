@@ -36,7 +36,7 @@ import Testing
         #expect(try await nearby(viewer, radiusKm: 25) == ["Near", "Farther", "Brovary"])
 
         let result = try await fixture.locations.nearby(lat: Self.maidan.lat, lon: Self.maidan.lon, radiusKm: 10, seenBy: viewer, limit: 1)
-        #expect(result.count == 1 && result[0].distanceKm == 0.5)
+        #expect(result.count == 1 && result[0].distanceKm == 1, "within the first 1 km bucket")
     }
 
     @Test func sharingCanBeTurnedOffAndBackOnWithoutResendingTheSetting() async throws {
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func unconfirmedAndBannedUsersStayHidden() async throws {
-        let viewer = try await fixture.addUser("Viewer")
+        let viewer = try await user("Viewer", at: Self.maidan, share: false)
         for (name, confirmed, banned) in [("Ghost", false, false), ("Spammer", true, true)] {
             let id = try await fixture.addUser(name, confirmed: confirmed, banned: banned)
             _ = try await fixture.locations.update(id, lat: Self.maidan.lat, lon: Self.maidan.lon, share: true)
@@ -78,10 +78,12 @@ import Testing
     }
 
     @Test func searchesAcrossTheAntimeridianAndNearThePoles() async throws {
-        let viewer = try await fixture.addUser("Viewer")
+        // The viewer searches around where they are.
+        let viewer = try await user("Viewer", at: (-17.0, 179.99), share: false)
         try await user("Fiji east", at: (-17.0, 179.95))
         try await user("Fiji west", at: (-17.0, -179.95))
         #expect(try await nearby(viewer, radiusKm: 20, at: (-17.0, 179.99)) == ["Fiji east", "Fiji west"])
+        _ = try await fixture.locations.update(viewer, lat: 89.99, lon: -170, share: false)
         try await user("Pole", at: (89.99, 10))
         #expect(try await nearby(viewer, radiusKm: 5, at: (89.99, -170)) == ["Pole"])
     }
@@ -117,5 +119,27 @@ import Testing
         #expect(circle.distanceKm(toLat: 50, lon: box.maxLon) >= 100)
         #expect(GeoCircle(lat: 0, lon: 179.9, radiusKm: 50).boundingBoxes.count == 2)
         #expect(GeoCircle(lat: 89.9, lon: 0, radiusKm: 50).boundingBoxes[0].minLon == -180)
+    }
+}
+
+/// The grid and the buckets that keep nearby answers coarse.
+@Suite struct SharedPositionCellTests {
+    @Test func everyPointOfACellMeasuresFromItsCentre() {
+        let corner = SharedPositionCell(lat: 50.4500, lon: 30.5200)
+        let inside = SharedPositionCell(lat: 50.4599, lon: 30.5299)
+        #expect(corner == inside)
+        #expect(abs(corner.lat - 50.455) < 1e-9 && abs(corner.lon - 30.525) < 1e-9)
+        #expect(SharedPositionCell(lat: 50.4601, lon: 30.5200) != corner)
+    }
+
+    @Test func centresStayOnTheGlobe() {
+        #expect(SharedPositionCell(lat: 90, lon: 180).lat == 90)
+        #expect(abs(SharedPositionCell(lat: 90, lon: 180).lon - -179.995) < 1e-9)
+        #expect(abs(SharedPositionCell(lat: -90, lon: -180).lat - -89.995) < 1e-9)
+    }
+
+    @Test func distancesAreBucketedUpwards() {
+        #expect([0, 0.2, 1, 1.01, 9.5, 10, 10.2, 14.9, 15.1, 199].map(DistanceBucket.upperBoundKm(of:))
+            == [1, 1, 1, 2, 10, 10, 15, 15, 20, 200])
     }
 }

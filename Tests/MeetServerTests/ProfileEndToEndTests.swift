@@ -95,7 +95,7 @@ import Testing
             #expect(found.status == 200, "\(found.text)")
             let items = try #require(found.json["items"] as? [[String: Any]])
             #expect(items.compactMap { ($0["user"] as? [String: Any])?["id"] as? String } == [near.id])
-            #expect(items.first?["distanceKm"] as? Double == 0.5)
+            #expect(items.first?["distanceKm"] as? Double == 1, "distances come in whole-kilometre buckets")
             #expect(!found.text.contains("30.5238"), "positions of others are never handed out")
 
             let blocked = try await server.send(.post, "/api/v1/blocks", json: ["userId": viewer.id], token: near.token)

@@ -7,6 +7,10 @@ public struct LocationService: Sendable {
     public static let radiusKm = 0.1...200.0
     /// Bounds of how many people one nearby search returns.
     public static let nearbyLimit = 1...100
+    /// How far from the caller's own last position a nearby search may be centred: it finds
+    /// people near where you are, and cannot be moved around someone to measure them from
+    /// several sides.
+    public static let maxCentreDistanceKm = 25.0
 
     let database: AppDatabase
     let now: @Sendable () -> Date
@@ -16,10 +20,11 @@ public struct LocationService: Sendable {
         self.now = now
     }
 
-    /// Someone near a point, with how far away they are, rounded to 100 m; their position
-    /// itself is never handed out.
+    /// Someone near a point, with how far away they are as a ``DistanceBucket``; their
+    /// position itself is never handed out.
     public struct Neighbour: Sendable, Equatable {
         public var profile: Profile
+        /// The upper bound of the distance's bucket: 1 means within 1 km, 2 between 1 and 2 km.
         public var distanceKm: Double
     }
 
@@ -48,25 +53,45 @@ public struct LocationService: Sendable {
         }
     }
 
-    /// Users who share their position within `radiusKm` of a point, nearest first; never
-    /// `viewer`, never anyone hidden from them. The R*Tree narrows the search to the circle's
-    /// bounding box; exact distances are measured only for what it returns.
+    /// Users who share their position within `radiusKm` of a point near the viewer's own last
+    /// position, nearest first; never `viewer`, never anyone hidden from them.
+    ///
+    /// Nothing finer than a ``SharedPositionCell`` and a ``DistanceBucket`` leaves: distances
+    /// are measured to the centre of the cell a position falls in and rounded up to whole
+    /// kilometres, so queries from any number of centres cannot place someone more closely
+    /// than their cell. The R*Tree narrows the search to boxes around the circle widened by
+    /// a cell; exact distances are measured only for what it returns.
     public func nearby(lat: Double, lon: Double, radiusKm: Double, seenBy viewer: String, limit: Int) async throws -> [Neighbour] {
         try Self.check(lat: lat, lon: lon, error: SearchQuery.invalid)
         guard Self.radiusKm.contains(radiusKm) else { throw SearchQuery.outOfRange("radiusKm", Self.radiusKm) }
         guard Self.nearbyLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.nearbyLimit) }
         let circle = GeoCircle(lat: lat, lon: lon, radiusKm: radiusKm)
+        let candidates = GeoCircle(lat: lat, lon: lon, radiusKm: radiusKm + SharedPositionCell.diagonalKm)
         return try await database.pool.read { db in
+            try Self.checkCentre(of: circle, isNearTheLastPositionOf: viewer, in: db)
             var inside: [(userId: String, distanceKm: Double)] = []
-            for box in circle.boundingBoxes {
+            for box in candidates.boundingBoxes {
                 for row in try Row.fetchAll(db, SQLRequest(literal: Self.sharedPositions(in: box, seenBy: viewer))) {
-                    let distance = circle.distanceKm(toLat: row["lat"], lon: row["lon"])
+                    let cell = SharedPositionCell(lat: row["lat"], lon: row["lon"])
+                    let distance = circle.distanceKm(toLat: cell.lat, lon: cell.lon)
                     if distance <= radiusKm { inside.append((row["userId"], distance)) }
                 }
             }
             let nearest = inside.sorted { ($0.distanceKm, $0.userId) < ($1.distanceKm, $1.userId) }.prefix(limit)
             let profiles = try Profile.fetchAll(db, userIds: nearest.map(\.userId))
-            return zip(profiles, nearest).map { Neighbour(profile: $0, distanceKm: ($1.distanceKm * 10).rounded() / 10) }
+            return zip(profiles, nearest).map { Neighbour(profile: $0, distanceKm: DistanceBucket.upperBoundKm(of: $1.distanceKm)) }
+        }
+    }
+
+    /// Refuses a search centred farther than ``maxCentreDistanceKm`` from the viewer's own
+    /// last position, or made by a viewer who never gave one.
+    private static func checkCentre(of circle: GeoCircle, isNearTheLastPositionOf viewer: String, in db: Database) throws {
+        guard let own = try Row.fetchOne(db, sql: "SELECT lat, lon FROM userLocation WHERE userId = ?", arguments: [viewer]) else {
+            throw MeetError.invalidFields(["lat", "lon"].map { .init(field: $0, code: "location.unknown") })
+        }
+        guard circle.distanceKm(toLat: own["lat"], lon: own["lon"]) <= maxCentreDistanceKm else {
+            let limit = ["maximum": String(Int(maxCentreDistanceKm))]
+            throw MeetError.invalidFields(["lat", "lon"].map { .init(field: $0, code: "location.tooFar", arguments: limit) })
         }
     }
 

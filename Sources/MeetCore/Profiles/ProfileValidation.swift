@@ -37,7 +37,7 @@ extension Profile {
             problems.append(Self.tooLong("city", Self.maximumCityLength))
         }
         self.photoId = photoId
-        if let photoId, photoId.isEmpty || photoId.count > 64 || !photoId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) {
+        if let photoId, !RandomToken.isWellFormedID(photoId) {
             problems.append(.init(field: "photoId", code: "field.invalid"))
         }
         self.activityIds = Self.unique(activityIds)
