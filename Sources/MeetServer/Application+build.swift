@@ -50,7 +50,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
     addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database))
-    addMeetingRoutes(to: api, meetings: services.meetings)
+    addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
 
     routes.load(from: router)
     return router

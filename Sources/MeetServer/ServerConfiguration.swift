@@ -29,6 +29,10 @@ public struct ServerConfiguration: Sendable {
     public var stompPort: Int?
     /// Where places are looked up; the offline gazetteer unless told otherwise.
     public var geocoder: GeocoderChoice = .gazetteer
+    /// The address clients reach the service at (`https://meetup.example.org`, no trailing
+    /// slash): every link the service hands out is built on it, never on a request's `Host`
+    /// header, which the client chooses. `nil` (default) means `http://host:port`.
+    public var publicBaseURL: String?
 
     public init(
         host: String = "127.0.0.1",
@@ -47,4 +51,15 @@ public struct ServerConfiguration: Sendable {
     }
 
     var maildropPath: String { dataDirectory + "/maildrop" }
+
+    /// The base of every public link: ``publicBaseURL``, else the address listened on.
+    var linkBase: String { publicBaseURL ?? "http://\(host):\(port)" }
+
+    /// `text` as a public base URL (http or https, a host, no query or fragment, no trailing
+    /// slash), or `nil` when it is none.
+    public static func publicBaseURL(_ text: String) -> String? {
+        guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil else { return nil }
+        return text.hasSuffix("/") ? String(text.dropLast()) : text
+    }
 }

@@ -23,6 +23,9 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Let any authenticated STOMP session use /topic/sandbox.* like a stock broker's topic. [env: MEETUPD_STOMP_SANDBOX=1] (default: off)")
     var stompSandbox = false
 
+    @Option(help: "The address clients reach the service at, e.g. https://meetup.example.org; every link the service hands out (calendar files, mails) is built on it, never on a request's Host header. [env: MEETUPD_PUBLIC_URL] (default: http://HOST:PORT)")
+    var publicUrl: String?
+
     @OptionGroup var common: CommonOptions
 
     @OptionGroup var places: GeocoderOptions
@@ -57,6 +60,12 @@ struct Serve: AsyncParsableCommand {
         configuration.port = try Self.port(port, "MEETUPD_PORT") ?? configuration.port
         configuration.stompPort = try Self.port(stompPort, "MEETUPD_STOMP_PORT")
         configuration.stompSandbox = stompSandbox || CommonOptions.setting(nil, "MEETUPD_STOMP_SANDBOX") == "1"
+        if let text = CommonOptions.setting(publicUrl, "MEETUPD_PUBLIC_URL") {
+            guard let url = ServerConfiguration.publicBaseURL(text) else {
+                throw ValidationError("The public URL must be an http or https address with a host and no query, not '\(text)'.")
+            }
+            configuration.publicBaseURL = url
+        }
         configuration.dataDirectory = common.resolvedDataDirectory()
         configuration.logLevel = try common.resolvedLogLevel()
         configuration.geocoder = try places.resolved()

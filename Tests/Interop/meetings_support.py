@@ -26,9 +26,9 @@ def register_users(server, count: int) -> list[dict]:
         return list(pool.map(lambda _: server.register_user(), range(count)))
 
 
-def get_text(server, path: str, token: str | None) -> tuple[int, dict, str]:
+def get_text(server, path: str, token: str | None, headers: dict | None = None) -> tuple[int, dict, str]:
     """A GET whose body is not JSON (calendar files)."""
-    req = urllib.request.Request(server.base + path)
+    req = urllib.request.Request(server.base + path, headers=headers or {})
     if token:
         req.add_header("Authorization", "Bearer " + token)
     try:

@@ -61,3 +61,15 @@ def test_cancelled_meetings_say_so_and_my_calendar_lists_my_upcoming_meetings(me
     assert by_title["Joined"]["DTSTART"].params["TZID"] == joined["place"]["timeZone"]
 
     assert get_text(server, "/api/v1/me/calendar.ics", None)[0] == 401
+
+
+def test_links_are_built_on_the_configured_public_address_never_on_the_host_header(meetupd):
+    server = meetupd("--public-url", "https://meetup.example.org/")
+    ann = server.register_user()
+    meeting = create_meeting(server, ann, title="Run")
+    status, _, text = get_text(server, f"/api/v1/meetings/{meeting['id']}/calendar.ics", ann["token"],
+                               headers={"Host": "attacker.example"})
+    assert status == 200
+    [event] = events(text)
+    assert str(event["URL"]) == f"https://meetup.example.org/api/v1/meetings/{meeting['id']}"
+    assert "attacker.example" not in text

@@ -38,7 +38,7 @@ struct MeetingForm {
         meeting.endsAt = draft.endsAt.flatMap { time($0, field: "endsAt") }
         setPrice(draft.price, on: &meeting)
         setCapacity(draft.maxParticipants, on: &meeting)
-        meeting.photoId = draft.photoId
+        setPhoto(draft.photoId, on: &meeting)
         meeting.online = draft.online ?? false
         meeting.membersMayInvite = draft.membersMayInvite ?? false
         checkLists(activityIds: draft.activityIds ?? [], inviteeIds: draft.inviteeIds ?? [], organizerId: meeting.organizerId)
@@ -53,10 +53,16 @@ struct MeetingForm {
         if case .set(let endsAt) = changes.endsAt { meeting.endsAt = endsAt.flatMap { time($0, field: "endsAt") } }
         if case .set(let price) = changes.price { setPrice(price, on: &meeting) }
         if case .set(let capacity) = changes.maxParticipants { setCapacity(capacity, on: &meeting) }
-        if case .set(let photoId) = changes.photoId { meeting.photoId = photoId }
+        if case .set(let photoId) = changes.photoId { setPhoto(photoId, on: &meeting) }
         if let online = changes.online { meeting.online = online }
         if let membersMayInvite = changes.membersMayInvite { meeting.membersMayInvite = membersMayInvite }
         if let activityIds = changes.activityIds { checkLists(activityIds: activityIds, inviteeIds: [], organizerId: meeting.organizerId) }
+    }
+
+    /// A photo is referred to by its media id, never by anything else (a path, a URL).
+    private mutating func setPhoto(_ photoId: String?, on meeting: inout MeetingRecord) {
+        if let photoId, !RandomToken.isWellFormedID(photoId) { problem("photoId", "field.invalid") }
+        meeting.photoId = photoId
     }
 
     /// Rules between fields, checked once all of them are applied.
@@ -135,13 +141,5 @@ struct MeetingForm {
             return nil
         }
         return date
-    }
-}
-
-/// RFC 3339 timestamps, with or without fractional seconds.
-enum RFC3339 {
-    static func date(from text: String) -> Date? {
-        if let date = try? Date(text, strategy: .iso8601) { return date }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

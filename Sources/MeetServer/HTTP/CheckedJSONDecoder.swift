@@ -23,10 +23,20 @@ public struct CheckedJSONDecoder: RequestDecoder {
             throw MeetError("request.tooDeep", status: 400, arguments: ["maximum": String(maximumDepth)])
         }
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            guard let date = RFC3339.date(from: try container.decode(String.self)) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "not an RFC 3339 date-time")
+            }
+            return date
+        }
         do {
             return try decoder.decode(type, from: data)
         } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty,
+               let field = UnfittingNumber.field(decoding: type, from: data, with: decoder) {
+                throw field
+            }
             throw problem(for: error)
         }
     }

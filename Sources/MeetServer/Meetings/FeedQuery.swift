@@ -18,7 +18,7 @@ struct FeedQuery {
             return parsed
         }
         let flag: (String) -> Bool? = { ["true": true, "1": true, "false": false, "0": false][$0] }
-        let time: (String) -> Date? = { try? Date($0, strategy: .iso8601) }
+        let time: (String) -> Date? = RFC3339.date(from:)
         request.lat = value("lat") { Double($0) }
         request.lon = value("lon") { Double($0) }
         request.radiusKm = value("radiusKm") { Double($0) }

@@ -3,7 +3,9 @@ import Hummingbird
 import MeetCore
 
 /// `/meetings/...`, `/invitations/...`, `GET /me/invitations` and the calendar files.
-func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingService) {
+func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingService, linkBase: String) {
+    // The API address of a meeting, on the configured public address (never the request's Host).
+    let meetingLink: @Sendable (String) -> String = { id in "\(linkBase)/api/v1/meetings/\(id)" }
     api.post("meetings") { request, context in
         let user = try context.requireUser()
         let draft = try await request.decode(as: MeetingDraft.self, context: context)
@@ -53,21 +55,16 @@ func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingS
     api.post("invitations/:id/decline") { _, context in
         try await meetings.answerInvitation(try context.parameters.require("id"), accept: false, by: try context.requireUser())
     }
-    api.get("meetings/:id/calendar.ics") { request, context in
+    api.get("meetings/:id/calendar.ics") { _, context in
         let id = try context.parameters.require("id")
-        let ics = try await meetings.calendar(for: id, viewer: try context.requireUser(), link: meetingLink(request))
+        let ics = try await meetings.calendar(for: id, viewer: try context.requireUser(), link: meetingLink)
         return CalendarResponse(text: ics, filename: "meeting-\(id).ics")
     }
-    api.get("me/calendar.ics") { request, context in
-        CalendarResponse(text: try await meetings.myCalendar(try context.requireUser(), link: meetingLink(request)), filename: "meetings.ics")
+    api.get("me/calendar.ics") { _, context in
+        CalendarResponse(text: try await meetings.myCalendar(try context.requireUser(), link: meetingLink), filename: "meetings.ics")
     }
 }
 
-/// The API address of a meeting, on the host the client used.
-private func meetingLink(_ request: Request) -> @Sendable (String) -> String {
-    let host = request.head.authority ?? "localhost"
-    return { id in "http://\(host)/api/v1/meetings/\(id)" }
-}
 
 /// `{"items": [...]}`: lists are wrapped so that fields can join them later.
 struct ItemList<Item: Encodable & Sendable>: ResponseEncodable, Sendable {

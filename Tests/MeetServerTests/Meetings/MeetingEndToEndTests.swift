@@ -130,3 +130,60 @@ import FoundationNetworking
         }
     }
 }
+
+/// A meeting's photo is a media id, never a path or a URL (issue 20, "integrity").
+@Suite struct MeetingPhotoReferenceTests {
+    @Test func aPhotoIdThatIsNoIdIsRefusedOnCreateAndEdit() async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            for bad in ["../../../../etc/passwd", "", "a b", String(repeating: "x", count: 65), "фото"] {
+                let created = try await server.send(.post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["photoId": bad]), token: ann.token)
+                #expect(created.status == 422 && created.text.contains("photoId"), "\(bad): \(created.text)")
+            }
+            let created = try await server.send(.post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["photoId": "abc-DEF_123"]), token: ann.token)
+            #expect(created.status == 201, "\(created.text)")
+            let meeting = "/api/v1/meetings/" + (try #require(created.string("id")))
+            let patched = try await server.send(.patch, meeting, json: ["photoId": "../secret"], token: ann.token)
+            #expect(patched.status == 422 && patched.text.contains("photoId"), "\(patched.text)")
+            #expect(try await server.send(.get, meeting, token: ann.token).string("photoId") == "abc-DEF_123")
+        }
+    }
+}
+
+/// Times and numbers are read strictly (issue 20, "integrity"): a date that does not exist is
+/// refused rather than rolled over, and a number too large for its field names the field.
+@Suite struct StrictFieldTests {
+    @Test(arguments: ["2027-02-30T10:00:00Z", "2027-13-01T10:00:00Z", "2027-04-31T10:00:00+02:00", "2027-03-01T24:00:00Z",
+                      "2027-03-01T10:00:00", "2027-03-01 10:00:00Z", "2027-03-01T10:00:00Zjunk"])
+    func anImpossibleStartIsRefused(startsAt: String) async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            let created = try await server.send(.post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["startsAt": startsAt]), token: ann.token)
+            #expect(created.status == 422 && created.text.contains("startsAt"), "\(startsAt): \(created.text)")
+            let feed = try await server.send(.get, "/api/v1/meetings?lat=50.45&lon=30.52&radiusKm=5&from=\(startsAt.replacingOccurrences(of: "+", with: "%2B").replacingOccurrences(of: " ", with: "%20"))", token: ann.token)
+            #expect(feed.status == 422 && feed.text.contains("from"), "\(startsAt): \(feed.text)")
+        }
+    }
+
+    @Test func aLeapDayAndAnOffsetAreRead() async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            let created = try await server.send(
+                .post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["startsAt": "2028-02-29T20:30:00.5+02:00"]), token: ann.token)
+            #expect(created.status == 201, "\(created.text)")
+            #expect(created.string("startsAt") == "2028-02-29T18:30:00Z", "\(created.text)")
+        }
+    }
+
+    @Test(arguments: ["99999999999999999999", "1e30", "-99999999999999999999"])
+    func aNumberTooLargeForItsFieldNamesTheField(number: String) async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            let body = "{\"title\":\"Run\",\"visibility\":\"public\",\"startsAt\":\"\(MeetingEndToEndTests.time(hours: 24))\","
+                + "\"place\":{\"lat\":50.45,\"lon\":30.52},\"maxParticipants\":\(number)}"
+            let created = try await server.send(.post, "/api/v1/meetings", raw: body, token: ann.token)
+            #expect(created.status == 422 && created.string("code") == "request.invalidFields", "\(number): \(created.text)")
+            #expect(created.text.contains("maxParticipants"), "\(created.text)")
+        }
+    }
+}
