@@ -22,7 +22,13 @@ final class PerMessageDeflate {
         self.configuration = configuration
     }
 
-    /// The compressed payload of a message, or `nil` when compressing would not make it smaller.
+    /// The compressed payload of a message, or `nil` when it is to be sent uncompressed.
+    ///
+    /// With context takeover, every message the compressor has seen is part of the window the
+    /// peer's inflater must share: once a message went in, it must go out compressed, even when
+    /// that is a few bytes longer. Sending it uncompressed instead left the peer without bytes
+    /// that later messages refer back to (the corruption of issue 9). Without context takeover
+    /// the compressor forgets each message, so one that does not shrink goes out as it is.
     func compress(_ message: ByteBuffer, allocator: ByteBufferAllocator) throws -> ByteBuffer? {
         guard message.readableBytes >= self.configuration.minimumMessageSize else { return nil }
         let compressor = try self.compressor ?? self.makeCompressor()
@@ -30,12 +36,11 @@ final class PerMessageDeflate {
         var input = message
         var output = allocator.buffer(capacity: compressor.maxSize(from: input))
         try compressor.deflate(from: &input, to: &output, flush: .sync)
-        if self.parameters.serverNoContextTakeover {
-            try compressor.reset()
-        }
         if output.readableBytes >= 4, output.getBytes(at: output.writerIndex - 4, length: 4) == Self.tail {
             output.moveWriterIndex(to: output.writerIndex - 4)
         }
+        guard self.parameters.serverNoContextTakeover else { return output }
+        try compressor.reset()
         return output.readableBytes < message.readableBytes ? output : nil
     }
 
