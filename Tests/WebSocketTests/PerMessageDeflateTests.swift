@@ -93,10 +93,27 @@ import Testing
         }
     }
 
-    @Test func incompressibleMessagesAreSentAsTheyAre() throws {
+    @Test func incompressibleMessagesAreSentAsTheyAreOnlyWithoutContextTakeover() throws {
         var random = SeededGenerator(seed: 3)
         let noise = ByteBuffer(bytes: (0..<1000).map { _ in UInt8.random(in: 0...255, using: &random) })
-        #expect(try Self.codec().compress(noise, allocator: .init()) == nil)
+        var forgetful = PerMessageDeflateParameters()
+        forgetful.serverNoContextTakeover = true
+        #expect(try Self.codec(forgetful).compress(noise, allocator: .init()) == nil)
+    }
+
+    /// Issue 9: with context takeover the compressor keeps every message it saw in its window,
+    /// so each must reach the peer's inflater, or later back-references point at bytes it lacks.
+    @Test func withContextTakeoverEveryMessageTheCompressorSawGoesOutCompressed() throws {
+        var random = SeededGenerator(seed: 5)
+        let noise = ByteBuffer(bytes: (0..<200).map { _ in UInt8.random(in: 0...255, using: &random) })
+        let sender = Self.codec()
+        let receiver = Self.codec()
+        let first = try #require(try sender.compress(noise, allocator: .init()))
+        #expect(try self.inflate(receiver, [first]) == noise)
+        // The second message repeats the first: its compressed form refers back into it.
+        let second = try #require(try sender.compress(noise, allocator: .init()))
+        #expect(second.readableBytes < 20)
+        #expect(try self.inflate(receiver, [second]) == noise)
     }
 
     @Test func compressionBombIsStoppedAtTheCap() throws {
