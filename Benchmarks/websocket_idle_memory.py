@@ -4,6 +4,10 @@ VmRSS before and after.
 
     python Benchmarks/websocket_idle_memory.py [N] [--deflate]
 
+With --deflate each session offers permessage-deflate as browsers do and its message is a
+compressed 300-byte chat message, so that the server inflates one and compresses its echo:
+what stays per session afterwards is what an idle compressed session costs.
+
 Uses raw sockets so the client side stays cheap; the server binary is $MEETUPD_BIN or
 .build/release/meetupd."""
 import base64
@@ -13,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 
 def rss_kib(pid: int) -> int:
@@ -40,11 +45,24 @@ def open_session(port: int, deflate: bool) -> socket.socket:
         response += sock.recv(4096)
     assert response.startswith(b"HTTP/1.1 101"), response
     payload = b"hello from an idle session"
+    first = 0x81
+    if deflate:
+        text = (b'{"text":"see you at the station at seven","clientMessageId":"%d"} ' % os.getpid()) * 5
+        compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+        payload = (compressor.compress(text) + compressor.flush(zlib.Z_SYNC_FLUSH))[:-4]
+        first |= 0x40  # RSV1: compressed
+    assert len(payload) < 126
     mask = os.urandom(4)
-    sock.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    sock.sendall(bytes([first, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+    header = b""
+    while len(header) < 2:
+        header += sock.recv(2 - len(header))
+    length = header[1] & 0x7F
+    if length == 126:
+        length = int.from_bytes(sock.recv(2), "big")
     echoed = b""
-    while len(echoed) < 2 + len(payload):
-        echoed += sock.recv(4096)
+    while len(echoed) < length:
+        echoed += sock.recv(length - len(echoed))
     return sock
 
 

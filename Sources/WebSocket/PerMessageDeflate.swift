@@ -4,8 +4,10 @@ import NIOCore
 /// Compresses outgoing and inflates incoming messages of one connection (RFC 7692 §7.2).
 ///
 /// Uses CompressNIO's raw-deflate zlib streams: they take the window size, sync-flush and can
-/// be reset between messages, which is all permessage-deflate needs. The streams are made
-/// on first use, so a connection that never sends compressed data never pays for them.
+/// be reset between messages, which is all permessage-deflate needs. A direction without
+/// context takeover (the server's default for both) borrows its thread's shared stream for
+/// each message (``PerMessageDeflateStreams``), so an idle connection holds no zlib state; with
+/// context takeover the connection keeps its own stream, made on first use, for its life.
 final class PerMessageDeflate {
     /// Every compressed message ends with an empty stored block that the sender strips.
     private static let tail: [UInt8] = [0x00, 0x00, 0xFF, 0xFF]
@@ -14,8 +16,13 @@ final class PerMessageDeflate {
 
     let parameters: PerMessageDeflateParameters
     let configuration: PerMessageDeflateConfiguration
+    /// The connection's own compressor: with server context takeover only.
     private var compressor: ZlibCompressor?
+    /// The connection's own inflater: with client context takeover, or while a message arrives
+    /// in several frames (the thread's shared inflater cannot wait between reads).
     private var decompressor: ZlibDecompressor?
+    /// Whether a compressed message has begun in a frame that was not its last.
+    private var inflatingFragments = false
 
     init(parameters: PerMessageDeflateParameters, configuration: PerMessageDeflateConfiguration) {
         self.parameters = parameters
@@ -28,20 +35,31 @@ final class PerMessageDeflate {
     /// peer's inflater must share: once a message went in, it must go out compressed, even when
     /// that is a few bytes longer. Sending it uncompressed instead left the peer without bytes
     /// that later messages refer back to (the corruption of issue 9). Without context takeover
-    /// the compressor forgets each message, so one that does not shrink goes out as it is.
+    /// each message is compressed on its own, so one that does not shrink goes out as it is.
     func compress(_ message: ByteBuffer, allocator: ByteBufferAllocator) throws -> ByteBuffer? {
         guard message.readableBytes >= self.configuration.minimumMessageSize else { return nil }
-        let compressor = try self.compressor ?? self.makeCompressor()
+        guard !self.parameters.serverNoContextTakeover else {
+            let key = PerMessageDeflateStreams.CompressorKey(
+                windowBits: self.parameters.serverMaxWindowBits, level: self.configuration.compressionLevel,
+                memoryLevel: self.configuration.memoryLevel)
+            return try PerMessageDeflateStreams.current.compressAlone(message, key: key, allocator: allocator)
+        }
+        let compressor = try self.compressor ?? PerMessageDeflateStreams.makeCompressor(.init(
+            windowBits: self.parameters.serverMaxWindowBits, level: self.configuration.compressionLevel,
+            memoryLevel: self.configuration.memoryLevel))
         self.compressor = compressor
         var input = message
         var output = allocator.buffer(capacity: compressor.maxSize(from: input))
         try compressor.deflate(from: &input, to: &output, flush: .sync)
+        Self.stripTail(&output)
+        return output
+    }
+
+    /// Removes the empty stored block that ends a sync-flushed message (RFC 7692 §7.2.1).
+    static func stripTail(_ output: inout ByteBuffer) {
         if output.readableBytes >= 4, output.getBytes(at: output.writerIndex - 4, length: 4) == Self.tail {
             output.moveWriterIndex(to: output.writerIndex - 4)
         }
-        guard self.parameters.serverNoContextTakeover else { return output }
-        try compressor.reset()
-        return output.readableBytes < message.readableBytes ? output : nil
     }
 
     /// Inflates one frame's payload of a compressed message onto `output`.
@@ -59,14 +77,21 @@ final class PerMessageDeflate {
             input.writeBytes(Self.tail)
         }
         do {
+            if self.parameters.clientNoContextTakeover && isFinal && !self.inflatingFragments {
+                let shared = try PerMessageDeflateStreams.current.decompressor()
+                defer { try? shared.reset() }
+                try Self.pump(&input, through: shared, into: &output, limit: limit)
+                return
+            }
             let decompressor = try self.decompressor ?? ZlibDecompressor(
                 algorithm: .deflate,
                 windowSize: Int32(max(self.parameters.clientMaxWindowBits, 9))
             )
             self.decompressor = decompressor
-            try self.pump(&input, through: decompressor, into: &output, limit: limit)
+            self.inflatingFragments = !isFinal
+            try Self.pump(&input, through: decompressor, into: &output, limit: limit)
             if isFinal && self.parameters.clientNoContextTakeover {
-                try decompressor.reset()
+                self.decompressor = nil
             }
         } catch let error as WebSocketProtocolError {
             throw error
@@ -75,7 +100,7 @@ final class PerMessageDeflate {
         }
     }
 
-    private func pump(
+    private static func pump(
         _ input: inout ByteBuffer,
         through decompressor: ZlibDecompressor,
         into output: inout ByteBuffer,
@@ -105,17 +130,5 @@ final class PerMessageDeflate {
             resetForNewStream = input.readableBytes == pending
             if resetForNewStream { try decompressor.reset() }
         }
-    }
-
-    private func makeCompressor() throws -> ZlibCompressor {
-        try ZlibCompressor(
-            algorithm: .deflate,
-            configuration: ZlibConfiguration(
-                windowSize: Int32(self.parameters.serverMaxWindowBits),
-                compressionLevel: self.configuration.compressionLevel,
-                memoryLevel: self.configuration.memoryLevel,
-                strategy: .default
-            )
-        )
     }
 }

@@ -3,12 +3,25 @@ import Testing
 @_spi(Tooling) @testable import WebSocket
 
 @Suite struct PerMessageDeflateNegotiationTests {
-    func negotiate(_ header: String, _ configuration: PerMessageDeflateConfiguration = .init()) -> String? {
+    /// A server that allows context takeover, so that only what the offer asks shows.
+    static let keepsContext: PerMessageDeflateConfiguration = {
+        var configuration = PerMessageDeflateConfiguration()
+        configuration.serverNoContextTakeover = false
+        configuration.clientNoContextTakeover = false
+        return configuration
+    }()
+
+    func negotiate(_ header: String, _ configuration: PerMessageDeflateConfiguration = keepsContext) -> String? {
         PerMessageDeflateNegotiation.negotiate(offers: [header], configuration: configuration)?.responseValue
     }
 
     @Test func plainOfferIsAcceptedPlainly() {
         #expect(self.negotiate("permessage-deflate") == "permessage-deflate")
+    }
+
+    @Test func byDefaultTheServerAnswersEveryOfferWithoutContextTakeoverEitherWay() {
+        #expect(self.negotiate("permessage-deflate; client_max_window_bits", .init())
+            == "permessage-deflate; server_no_context_takeover; client_no_context_takeover")
     }
 
     @Test func allFourParametersAreHonoured() {
@@ -22,7 +35,7 @@ import Testing
 
     @Test func clientMaxWindowBitsWithoutValueIsAnsweredOnlyWhenTheServerWantsLess() {
         #expect(self.negotiate("permessage-deflate; client_max_window_bits") == "permessage-deflate")
-        var small = PerMessageDeflateConfiguration()
+        var small = Self.keepsContext
         small.clientMaxWindowBits = 10
         #expect(self.negotiate("permessage-deflate; client_max_window_bits", small) == "permessage-deflate; client_max_window_bits=10")
         #expect(self.negotiate("permessage-deflate", small) == "permessage-deflate", "not offered, so not answered")
@@ -129,5 +142,41 @@ import Testing
         #expect(throws: WebSocketProtocolError.self) {
             try self.inflate(Self.codec(), [ByteBuffer(bytes: [0xFF, 0xFF, 0xFF, 0xFF, 0x00])])
         }
+    }
+}
+
+/// The thread's shared zlib streams that connections without context takeover borrow.
+@Suite struct PerMessageDeflateSharedStreamTests {
+    static func forgetful() -> PerMessageDeflate {
+        var parameters = PerMessageDeflateParameters()
+        parameters.serverNoContextTakeover = true
+        parameters.clientNoContextTakeover = true
+        return PerMessageDeflate(parameters: parameters, configuration: .init())
+    }
+
+    @Test func aBroadcastIsCompressedOnceForEveryConnectionOfTheThread() throws {
+        let broadcast = ByteBuffer(string: String(repeating: "{\"text\":\"see you at the station\"} ", count: 8))
+        let outputs = try (0..<3).map { _ in try #require(try Self.forgetful().compress(broadcast, allocator: .init())) }
+        let addresses = outputs.map { $0.withUnsafeReadableBytes { $0.baseAddress } }
+        #expect(Set(addresses).count == 1, "one compressed buffer shared by all")
+        // The same bytes in another buffer are compressed again, to the same result.
+        let copy = ByteBuffer(string: String(buffer: broadcast))
+        let again = try #require(try Self.forgetful().compress(copy, allocator: .init()))
+        #expect(again == outputs[0] && again.withUnsafeReadableBytes { $0.baseAddress } != addresses[0])
+    }
+
+    @Test func aMessageInSeveralFramesKeepsItsOwnInflaterWhileOthersUseTheSharedOne() throws {
+        let long = ByteBuffer(string: String(repeating: "fragmented and compressed ", count: 100))
+        let short = ByteBuffer(string: String(repeating: "whole ", count: 30))
+        var longCompressed = try #require(try Self.forgetful().compress(long, allocator: .init()))
+        let shortCompressed = try #require(try Self.forgetful().compress(short, allocator: .init()))
+        let first = longCompressed.readSlice(length: longCompressed.readableBytes / 2)!
+        let (a, b) = (Self.forgetful(), Self.forgetful())
+        var aOutput = ByteBuffer()
+        var bOutput = ByteBuffer()
+        try a.inflate(first, isFinal: false, into: &aOutput, limit: 1 << 20)
+        try b.inflate(shortCompressed, isFinal: true, into: &bOutput, limit: 1 << 20)
+        try a.inflate(longCompressed, isFinal: true, into: &aOutput, limit: 1 << 20)
+        #expect(aOutput == long && bOutput == short)
     }
 }

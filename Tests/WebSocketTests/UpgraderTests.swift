@@ -76,7 +76,7 @@ final class PlainEcho: ChannelInboundHandler {
         #expect(head.hasPrefix("http/1.1 101 switching protocols\r\n"))
         #expect(head.contains("sec-websocket-accept: s3pplmbitxaq9kygzzhzrbk+xoo=\r\n"))
         #expect(head.contains("sec-websocket-protocol: v12.stomp\r\n"))
-        #expect(head.contains("sec-websocket-extensions: permessage-deflate\r\n"))
+        #expect(head.contains("sec-websocket-extensions: permessage-deflate; server_no_context_takeover; client_no_context_takeover\r\n"))
         #expect(head.contains("x-session: 1\r\n"))
         #expect(try result.wait() == .webSocket(subprotocol: "v12.stomp"))
 
