@@ -25,11 +25,14 @@ import NIOCore
     /// Errors in a message's content (UTF-8, size, inflation) leave the framing intact.
     public private(set) var framingIntact = true
 
-    /// A decoder with the default permessage-deflate parameters, if `perMessageDeflate`.
-    public init(maximumMessageSize: Int, perMessageDeflate: Bool) {
+    /// A decoder with permessage-deflate, if `perMessageDeflate`: with the client's context
+    /// kept across messages, or inflating each message on its own if `clientNoContextTakeover`.
+    public init(maximumMessageSize: Int, perMessageDeflate: Bool, clientNoContextTakeover: Bool = false) {
+        var parameters = PerMessageDeflateParameters()
+        parameters.clientNoContextTakeover = clientNoContextTakeover
         self.init(
             maximumMessageSize: maximumMessageSize,
-            deflate: perMessageDeflate ? PerMessageDeflate(parameters: .init(), configuration: .init()) : nil
+            deflate: perMessageDeflate ? PerMessageDeflate(parameters: parameters, configuration: .init()) : nil
         )
     }
 
