@@ -19,6 +19,17 @@ public struct StompApplicationMessage: Sendable {
 public protocol StompApplication: Sendable {
     /// Handles one SEND; use `broker` to broadcast or to reach users.
     func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void>
+
+    /// What an authorized SUBSCRIBE must catch up on before it goes live (its headers say from
+    /// where, e.g. `since-seq`), or `nil` for none. Throw ``StompRefusal`` to refuse it.
+    func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp?
+}
+
+extension StompApplication {
+    /// No catch-up: every subscription starts live.
+    public func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
+        nil
+    }
 }
 
 /// A handle on one session that any thread may keep: it delivers to that session's own

@@ -14,6 +14,9 @@ struct Subscription {
     let ack: StompAckMode
     /// Delivered, unacknowledged message ids in delivery order (empty in `auto` mode).
     var pending = CircularBuffer<String>()
+    /// Live messages held back while the subscription catches up (``StompCatchUp``); `nil`
+    /// once it is live.
+    var held: [StompMessage]?
 }
 
 extension StompSession {
@@ -31,10 +34,19 @@ extension StompSession {
         }
         return broker.authorizer.authorize(.subscribe, destination: destination, principal: principal, on: eventLoop)
             .hop(to: eventLoop)
-            .map {
-                guard case .connected = self.phase else { return }
-                self.subscriptions[id] = Subscription(destination: destination, key: key, ack: ack)
+            .flatMapThrowing { () -> StompCatchUp? in
+                try self.broker.application?.catchUp(destination: destination, headers: frame.headers, principal: principal)
+            }
+            .flatMap { plan in
+                guard case .connected = self.phase else { return self.eventLoop.makeSucceededVoidFuture() }
+                // Live first, held back while catching up: whatever is published from now on is
+                // either in a page or held, so nothing falls between the two.
+                var subscription = Subscription(destination: destination, key: key, ack: ack)
+                subscription.held = plan.map { _ in [] }
+                self.subscriptions[id] = subscription
                 self.broker.subscribe(.init(session: self, subscriptionID: id, acknowledged: ack != .auto), to: key)
+                guard let plan else { return self.eventLoop.makeSucceededVoidFuture() }
+                return self.catchUp(id, plan, after: plan.after)
             }
     }
 
@@ -74,10 +86,23 @@ extension StompSession {
     /// Writes a fan-out MESSAGE to the subscriber, unless the subscription has gone meanwhile or
     /// the consumer has fallen too far behind (then it is disconnected, never waited for).
     /// Returns the bytes written; the caller counts them once for all recipients.
-    func deliver(_ message: StompMessage, subscriptionID: String, cache: inout StompMessageEncodingCache) -> Int {
+    /// While the subscription catches up, a live message is held instead, unless it is one
+    /// of the missed ones (`evenWhileCatchingUp`).
+    func deliver(_ message: StompMessage, subscriptionID: String, cache: inout StompMessageEncodingCache,
+                 evenWhileCatchingUp: Bool = false) -> Int {
         guard case .connected(let version, _) = phase,
               var subscription = subscriptions[subscriptionID],
               subscription.destination == message.destination else { return 0 }
+        if !evenWhileCatchingUp, var held = subscription.held {
+            guard held.count < StompCatchUp.maximumHeld else {
+                dropSlowConsumer(.slowConsumer(limit: broker.configuration.maxOutboundBytes))
+                return 0
+            }
+            held.append(message)
+            subscription.held = held
+            subscriptions[subscriptionID] = subscription
+            return 0
+        }
         guard admitsMore() else { return 0 }
         if subscription.ack != .auto {
             guard pendingAckCount < broker.configuration.maxPendingAcks else {

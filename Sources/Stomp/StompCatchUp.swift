@@ -1,0 +1,78 @@
+import NIOCore
+
+/// How a new subscription catches up on what it missed before it goes live: the application
+/// reads the missed messages in pages (e.g. a chat room's messages after `since-seq`), and the
+/// session delivers them in order while it holds the subscription's live messages back, then
+/// delivers the held ones that come after the last page. Live messages carry their position in
+/// a header, so none is delivered twice and none is skipped, however the two race.
+public struct StompCatchUp: Sendable {
+    /// A missed message and its position in the destination's order.
+    public struct Message: Sendable {
+        public var headers: StompHeaders
+        public var body: ByteBuffer
+        public var position: Int64
+
+        /// Creates a missed message.
+        public init(headers: StompHeaders, body: ByteBuffer, position: Int64) {
+            self.headers = headers
+            self.body = body
+            self.position = position
+        }
+    }
+
+    /// The header of live messages that carries their position (e.g. `seq`).
+    public var positionHeader: String
+    /// Where the subscriber stands: it wants the messages after this position.
+    public var after: Int64
+    /// The next page of messages after a position, oldest first; empty once caught up. Read off
+    /// the event loop; a page should be small, so the session's other frames are not held long.
+    public var page: @Sendable (_ after: Int64) async throws -> [Message]
+
+    /// Creates a catch-up plan.
+    public init(positionHeader: String, after: Int64, page: @escaping @Sendable (_ after: Int64) async throws -> [Message]) {
+        self.positionHeader = positionHeader
+        self.after = after
+        self.page = page
+    }
+
+    /// The most live messages one catching-up subscription may hold back; a subscriber whose
+    /// catch-up falls this far behind the live room is disconnected as a slow consumer.
+    static let maximumHeld = 10_000
+}
+
+extension StompSession {
+    /// Delivers the missed messages page by page, then the held live ones past the last page,
+    /// and turns the subscription live. Completes when the subscriber has caught up.
+    func catchUp(_ subscriptionID: String, _ plan: StompCatchUp, after position: Int64) -> EventLoopFuture<Void> {
+        eventLoop.makeFutureWithTask { try await plan.page(position) }
+            .hop(to: eventLoop)
+            .flatMap { page in
+                guard case .connected = self.phase, let subscription = self.subscriptions[subscriptionID] else {
+                    return self.eventLoop.makeSucceededVoidFuture()
+                }
+                guard let last = page.last else {
+                    self.goLive(subscriptionID, positionHeader: plan.positionHeader, after: position)
+                    return self.eventLoop.makeSucceededVoidFuture()
+                }
+                for missed in page where missed.position > position {
+                    let message = self.broker.makeMessage(destination: subscription.destination, headers: missed.headers, body: missed.body)
+                    var cache = StompMessageEncodingCache(message: message, allocator: self.allocator)
+                    _ = self.deliver(message, subscriptionID: subscriptionID, cache: &cache, evenWhileCatchingUp: true)
+                }
+                self.flush()
+                return self.catchUp(subscriptionID, plan, after: max(position, last.position))
+            }
+    }
+
+    /// Releases the live messages held during catch-up, skipping those the pages delivered.
+    private func goLive(_ subscriptionID: String, positionHeader: String, after position: Int64) {
+        guard var subscription = subscriptions[subscriptionID], let held = subscription.held else { return }
+        subscription.held = nil
+        subscriptions[subscriptionID] = subscription
+        for message in held where (message.headers[positionHeader].flatMap { Int64($0) } ?? .max) > position {
+            var cache = StompMessageEncodingCache(message: message, allocator: allocator)
+            _ = deliver(message, subscriptionID: subscriptionID, cache: &cache)
+        }
+        flush()
+    }
+}
