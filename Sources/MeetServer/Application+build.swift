@@ -51,6 +51,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database))
     addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
+    addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
 
     routes.load(from: router)
     return router
@@ -65,6 +66,8 @@ struct AppServices {
     let geocoder: any Geocoder
     /// One meeting service, whose feed index and cursors live as long as the server.
     let meetings: MeetingService
+    /// One chat service, whose commit queue and rate limits live as long as the server.
+    let chat: ChatService
 
     init(_ configuration: ServerConfiguration) throws {
         geocoder = configuration.geocoder.makeGeocoder()
@@ -78,6 +81,8 @@ struct AppServices {
             now: configuration.now)
         let geocoder = geocoder
         meetings = MeetingService(database: database, resolvePlace: { try await geocoder.place(for: $0) }, now: configuration.now)
+        chat = ChatService(
+            database: database, now: configuration.now, burst: configuration.chatBurst, perSecond: configuration.chatMessagesPerSecond)
         // Before serving, so that no cursor from before a restart is refused meanwhile.
         try meetings.restoreFeedCursors()
     }

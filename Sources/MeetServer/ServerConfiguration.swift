@@ -33,6 +33,10 @@ public struct ServerConfiguration: Sendable {
     /// slash): every link the service hands out is built on it, never on a request's `Host`
     /// header, which the client chooses. `nil` (default) means `http://host:port`.
     public var publicBaseURL: String?
+    /// How many chat messages one user may post to one room in a burst, and how many a second
+    /// after it.
+    public var chatBurst = 10
+    public var chatMessagesPerSecond = 1.0
 
     public init(
         host: String = "127.0.0.1",

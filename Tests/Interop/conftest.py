@@ -4,6 +4,7 @@ import json
 import os
 import re
 import socket
+import shutil
 import subprocess
 import tempfile
 import time
@@ -21,9 +22,9 @@ def _free_port() -> int:
 
 
 class Server:
-    def __init__(self, *flags: str):
+    def __init__(self, *flags: str, data: str | None = None):
         self.port = _free_port()
-        self.data = tempfile.mkdtemp(prefix="meetupd-test-")
+        self.data = data or tempfile.mkdtemp(prefix="meetupd-test-")
         binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
         self.proc = subprocess.Popen(
             [binary, "serve", "--host", "127.0.0.1", "--port", str(self.port),
@@ -108,11 +109,15 @@ def meetupd():
     """Factory: `meetupd("--websocket-echo")` starts a server with those flags."""
     started = []
 
-    def start(*flags: str) -> Server:
-        server = Server(*flags)
+    def start(*flags: str, data: str | None = None) -> Server:
+        """`data` reuses a data directory: a restart of an earlier server."""
+        server = Server(*flags, data=data)
         started.append(server)
         return server
 
     yield start
     for server in started:
         server.stop()
+    # Each test's data directories go with it, so that a run leaves nothing in the temp folder.
+    for data in {server.data for server in started}:
+        shutil.rmtree(data, ignore_errors=True)

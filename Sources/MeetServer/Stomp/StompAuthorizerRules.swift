@@ -4,7 +4,8 @@ import Stomp
 
 /// Who may use which broker destination. Every user may listen to their own `/user/queue/...`
 /// (the broker keys those per user). A meeting's rooms (`/topic/meetings.{id}.chat`, `.typing`,
-/// `.locations`) are for its organizer and members, decided by the same rules as REST
+/// `.locations`, and SEND to `/app/meetings.{id}.chat`) are for its organizer and members,
+/// decided by the same rules as REST
 /// (``MeetingAccess``). Every grant of the app's destinations first re-checks the session's
 /// token (``requireSignedIn``). With `--stomp-sandbox`, any authenticated session may SUBSCRIBE
 /// and SEND on `/topic/sandbox.*` like a stock broker's topic, so the protocol can be checked
@@ -18,7 +19,7 @@ struct StompAuthorizerRules: StompAuthorizer {
     func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         if isSandbox(destination) { return eventLoop.makeSucceededVoidFuture() }
-        let room = access == .subscribe ? MeetingTopic(destination: destination) : nil
+        let room = access == .subscribe ? MeetingTopic(destination: destination) : MeetingTopic(appDestination: destination)
         guard room != nil || (access == .subscribe && destination.hasPrefix("/user/queue/")) else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "forbidden", message: "\(destination) is not open to this session"))
         }

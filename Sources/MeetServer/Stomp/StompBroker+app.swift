@@ -7,8 +7,15 @@ import Stomp
 func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) -> StompBroker {
     var stompLogger = logger
     stompLogger[metadataKey: "subsystem"] = "stomp"
-    return StompBroker(
+    let broker = StompBroker(
         authenticator: StompAccountAuthenticator(accounts: services.accounts),
         authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
+        application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase),
         logger: stompLogger)
+    let linkBase = configuration.linkBase
+    services.chat.onCommitted { [weak broker] messages in
+        guard let broker else { return }
+        ChatRoomApplication.broadcast(messages, on: broker, linkBase: linkBase)
+    }
+    return broker
 }

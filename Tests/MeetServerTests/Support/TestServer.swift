@@ -31,6 +31,7 @@ struct TestServer: Sendable {
         now: @escaping @Sendable () -> Date = Date.init,
         stompPort: Int? = nil,
         dataDirectory: URL? = nil,
+        chatBurst: Int = 10,
         _ body: @Sendable (TestServer) async throws -> Value
     ) async throws -> Value {
         let directory = dataDirectory ?? FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-test-" + UUID().uuidString)
@@ -41,6 +42,7 @@ struct TestServer: Sendable {
             passwordHashing: .init(logRounds: 4))
         configuration.now = now
         configuration.stompPort = stompPort
+        configuration.chatBurst = chatBurst
         let app = try buildApplication(configuration)
         return try await app.test(.live) { client in
             try await body(TestServer(client: client, dataDirectory: directory))

@@ -1,0 +1,44 @@
+import Foundation
+
+/// What a member sends to a room: `{text, clientMessageId, attachments?, replyToSeq?}`,
+/// checked field by field so that one refusal names every problem.
+public struct ChatDraft: Sendable, Decodable {
+    /// The longest message, in Unicode scalars (what a client can count the same way).
+    public static let maximumLength = 4000
+    /// The longest `clientMessageId` a client may choose.
+    public static let maximumClientMessageIDLength = 64
+
+    public var text: String
+    public var clientMessageId: String
+    public var attachments: [String]?
+    public var replyToSeq: Int64?
+
+    public init(text: String, clientMessageId: String, attachments: [String]? = nil, replyToSeq: Int64? = nil) {
+        self.text = text
+        self.clientMessageId = clientMessageId
+        self.attachments = attachments
+        self.replyToSeq = replyToSeq
+    }
+
+    /// The text as stored (trimmed), or a refusal naming the fields that are wrong.
+    func validated() throws -> String {
+        var problems: [MeetError.FieldProblem] = []
+        let text = self.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.isEmpty { problems.append(.init(field: "text", code: "field.required")) }
+        if text.unicodeScalars.count > Self.maximumLength {
+            problems.append(.init(field: "text", code: "chatMessage.tooLong", arguments: ["maximum": String(Self.maximumLength)]))
+        }
+        if text.unicodeScalars.contains("\0") { problems.append(.init(field: "text", code: "field.invalid")) }
+        if clientMessageId.isEmpty || clientMessageId.utf8.count > Self.maximumClientMessageIDLength
+            || clientMessageId.unicodeScalars.contains(where: { $0.value < 0x20 }) {
+            problems.append(.init(field: "clientMessageId", code: "field.invalid"))
+        }
+        // Media has not landed yet: no attachment can be owned by the sender.
+        if let attachments, !attachments.isEmpty {
+            problems.append(.init(field: "attachments", code: "chatMessage.attachmentsUnavailable"))
+        }
+        if let replyToSeq, replyToSeq < 1 { problems.append(.init(field: "replyToSeq", code: "chatMessage.replyNotFound")) }
+        guard problems.isEmpty else { throw MeetError.invalidFields(problems) }
+        return text
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import MeetCore
+import NIOCore
+
+/// A chat message as clients read it, on the broker and in history (DESIGN.md):
+/// `{id, meetingId, seq, type, sender: {id, displayName, photoUrl}, text, attachments,
+/// replyToSeq, sentAt, clientMessageId}`.
+struct ChatMessageBody: Encodable, Sendable {
+    struct Sender: Encodable, Sendable {
+        var id: String?
+        var displayName: String?
+        var photoUrl: String?
+    }
+
+    var id: String
+    var meetingId: String
+    var seq: Int64
+    var type: String
+    var sender: Sender
+    var text: String?
+    var attachments: [String]
+    var replyToSeq: Int64?
+    var sentAt: Date
+    var clientMessageId: String?
+
+    init(_ message: ChatMessage, linkBase: String) {
+        id = message.id
+        meetingId = message.meetingId
+        seq = message.seq
+        type = message.type.rawValue
+        sender = Sender(
+            id: message.senderId, displayName: message.senderName,
+            photoUrl: message.senderPhotoId.map { "\(linkBase)/api/v1/media/\($0)" })
+        text = message.text
+        attachments = message.attachments
+        replyToSeq = message.replyToSeq
+        sentAt = message.sentAt
+        clientMessageId = message.clientMessageId
+    }
+
+    // Absent optionals are written as null, so that every message has every key.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(meetingId, forKey: .meetingId)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(type, forKey: .type)
+        try container.encode(sender, forKey: .sender)
+        try container.encode(text, forKey: .text)
+        try container.encode(attachments, forKey: .attachments)
+        try container.encode(replyToSeq, forKey: .replyToSeq)
+        try container.encode(sentAt, forKey: .sentAt)
+        try container.encode(clientMessageId, forKey: .clientMessageId)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, meetingId, seq, type, sender, text, attachments, replyToSeq, sentAt, clientMessageId
+    }
+
+    /// The MESSAGE body bytes.
+    func json() throws -> ByteBuffer {
+        ByteBuffer(data: try Self.encoder.encode(self))
+    }
+
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+}
+
+/// A page of history, newest first; `nextCursor` is the `beforeSeq` of the next page.
+struct ChatHistoryBody: ResponseEncodable, Sendable {
+    var items: [ChatMessageBody]
+    var nextCursor: String?
+
+    // `nextCursor` is written as null on the last page, as every list of the API does.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case items, nextCursor
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import MeetCore
+import NIOCore
+import Stomp
+
+/// The app's `/app/...` destinations on the broker: `/app/meetings.{id}.chat` posts to the
+/// meeting's room. The broker sends the sender's RECEIPT when the returned future completes,
+/// which ``ChatService`` does only once the message is committed; the broadcast to
+/// `/topic/meetings.{id}.chat` goes out from the commit itself (``broadcast(_:on:linkBase:)``).
+struct ChatRoomApplication: StompApplication {
+    let chat: ChatService
+    let linkBase: String
+    /// How many missed messages one catch-up page reads.
+    static let catchUpPage = 100
+
+    func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        guard let room = MeetingTopic(appDestination: message.destination), room.room == .chat else {
+            return eventLoop.makeFailedFuture(StompRefusal(code: "destination.unknown", message: "cannot send to /app\(message.destination)"))
+        }
+        let draft: ChatDraft
+        do {
+            draft = try JSONDecoder().decode(ChatDraft.self, from: Data(message.body.readableBytesView))
+        } catch {
+            return eventLoop.makeFailedFuture(StompRefusal(
+                code: "request.invalidFields", message: "the body must be JSON {text, clientMessageId, attachments?, replyToSeq?}"))
+        }
+        return eventLoop.makeFutureWithTask { [chat] in
+            do {
+                _ = try await chat.post(draft, to: room.meetingId, by: message.principal.userID)
+            } catch let error as MeetError {
+                throw StompRefusal(error)
+            }
+        }
+    }
+
+    /// `SUBSCRIBE /topic/meetings.{id}.chat` with `since-seq:N` first gets every stored message
+    /// with a seq above N, in order, then the live ones, with no gap and no repeat.
+    func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
+        guard let text = headers["since-seq"], let room = MeetingTopic(destination: destination), room.room == .chat else {
+            return nil
+        }
+        guard let since = Int64(text), since >= 0 else {
+            throw StompRefusal(code: "request.invalidFields", message: "since-seq: field.invalid")
+        }
+        return StompCatchUp(positionHeader: "seq", after: since) { [chat, linkBase] after in
+            try await chat.messages(of: room.meetingId, after: after, limit: Self.catchUpPage).map { message in
+                StompCatchUp.Message(
+                    headers: Self.headers(of: message), body: try ChatMessageBody(message, linkBase: linkBase).json(),
+                    position: message.seq)
+            }
+        }
+    }
+
+    /// Publishes committed messages to their rooms' topics, in the order given (commit order).
+    static func broadcast(_ messages: [ChatMessage], on broker: StompBroker, linkBase: String) {
+        for message in messages {
+            guard let body = try? ChatMessageBody(message, linkBase: linkBase).json() else { continue }
+            broker.publish(to: "/topic/meetings.\(message.meetingId).chat", headers: headers(of: message), body: body)
+        }
+    }
+
+    private static func headers(of message: ChatMessage) -> StompHeaders {
+        ["content-type": "application/json", "seq": String(message.seq)]
+    }
+}
+
+extension StompRefusal {
+    /// A domain refusal on the broker, with the REST problem's code; field problems are named
+    /// in the message (`text: chatMessage.tooLong`).
+    init(_ error: MeetError) {
+        let fields = error.fieldProblems.map { "\($0.field): \($0.code)" }.joined(separator: ", ")
+        let retry = error.arguments["retryAfter"].map { "retry after \($0) s" }
+        self.init(code: error.code, message: [fields.isEmpty ? nil : fields, retry].compactMap { $0 }.joined(separator: "; ").nonEmpty ?? error.code)
+    }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import NIOCore
+import Stomp
+import Testing
+
+/// A meeting's chat room over real STOMP connections (plain TCP, the same broker as `/ws`) and
+/// REST history, against the real server and its SQLite file.
+@Suite struct ChatRoomTests {
+    typealias Rooms = MeetingRoomSubscriptionTests
+
+    static func post(_ client: StompClient, to meeting: String, text: String, id: String, receipt: String? = nil) async throws {
+        let body = try JSONSerialization.data(withJSONObject: ["text": text, "clientMessageId": id])
+        var headers: StompHeaders = ["destination": "/app/meetings.\(meeting).chat", "content-type": "application/json"]
+        if let receipt { headers.add("receipt", receipt) }
+        try await client.send(StompFrame(.send, headers: headers, body: ByteBuffer(data: body)))
+    }
+
+    /// Reads frames until `done` says it has what it waits for; returns them all.
+    static func frames(from client: StompClient, until done: ([StompFrame]) -> Bool) async throws -> [StompFrame] {
+        var frames: [StompFrame] = []
+        while !done(frames) {
+            frames.append(try #require(try await client.next()))
+        }
+        return frames
+    }
+
+    static func json(_ frame: StompFrame) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(frame.body.readableBytesView))) as? [String: Any] ?? [:]
+    }
+
+    static func meeting(_ server: TestServer, by user: SignedInUser, _ fields: [String: any Sendable] = [:]) async throws -> String {
+        try #require(try await server.send(.post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(fields), token: user.token).string("id"))
+    }
+
+    @Test func aMembersMessageIsStoredThenBroadcastAndReceipted() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let ann = try await server.signedInUser()
+            let bob = try await server.signedInUser()
+            let meeting = try await Self.meeting(server, by: ann)
+            #expect(try await server.send(.post, "/api/v1/meetings/\(meeting)/join", token: bob.token).status == 200)
+            let organizer = try await Rooms.connect(port: port, token: ann.token)
+            let member = try await Rooms.connect(port: port, token: bob.token)
+            for client in [organizer, member] {
+                #expect(try await Rooms.subscribe(client, to: "/topic/meetings.\(meeting).chat").command == .receipt)
+            }
+
+            try await Self.post(member, to: meeting, text: "  See you at seven 🎉  ", id: "c-1", receipt: "r-1")
+            let sent = try await Self.frames(from: member) { frames in
+                frames.contains { $0.command == .receipt } && frames.contains { $0.command == .message }
+            }
+            #expect(sent.first { $0.command == .receipt }?.headers["receipt-id"] == "r-1")
+            let heard = try #require(try await organizer.next())
+            #expect(heard.command == .message && heard.headers["seq"] == "1" && heard.headers["content-type"] == "application/json")
+            let body = Self.json(heard)
+            #expect(body["text"] as? String == "See you at seven 🎉" && body["seq"] as? Int == 1 && body["type"] as? String == "message")
+            #expect(body["clientMessageId"] as? String == "c-1" && body["meetingId"] as? String == meeting)
+            #expect((body["sender"] as? [String: Any])?["id"] as? String == bob.id)
+            #expect(body.keys.contains("replyToSeq") && body.keys.contains("attachments"))
+
+            // The same clientMessageId again: answered, not stored or broadcast twice.
+            try await Self.post(member, to: meeting, text: "See you at seven 🎉", id: "c-1", receipt: "r-2")
+            #expect(try #require(try await member.next()).headers["receipt-id"] == "r-2")
+            try await Self.post(member, to: meeting, text: "second", id: "c-2", receipt: "r-3")
+            let next = try #require(try await organizer.next())
+            #expect(next.headers["seq"] == "2" && Self.json(next)["text"] as? String == "second")
+
+            let history = try await server.send(.get, "/api/v1/meetings/\(meeting)/messages", token: ann.token)
+            #expect((history.json["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [2, 1], "\(history.text)")
+            for client in [organizer, member] { await client.close() }
+        }
+    }
+
+    @Test func outsidersAndBadMessagesAreRefusedWithoutEndingTheSession() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let ann = try await server.signedInUser()
+            let cy = try await server.signedInUser()
+            let open = try await Self.meeting(server, by: ann)
+            let closed = try await Self.meeting(server, by: ann, ["visibility": "private"])
+            let organizer = try await Rooms.connect(port: port, token: ann.token)
+            let outsider = try await Rooms.connect(port: port, token: cy.token)
+
+            try await Self.post(outsider, to: open, text: "hi", id: "x", receipt: "r")
+            #expect(try #require(try await outsider.next()).headers["code"] == "meeting.notMember")
+            try await Self.post(outsider, to: closed, text: "hi", id: "x", receipt: "r")
+            let hidden = try #require(try await outsider.next())
+            try await Self.post(outsider, to: "no-such-meeting", text: "hi", id: "x", receipt: "r")
+            let unknown = try #require(try await outsider.next())
+            #expect(hidden.headers["code"] == "meeting.notFound" && unknown.headers["code"] == "meeting.notFound")
+
+            for (text, problem) in [("   ", "text: field.required"), (String(repeating: "я", count: 4001), "text: chatMessage.tooLong")] {
+                try await Self.post(organizer, to: open, text: text, id: "bad", receipt: "r")
+                let refusal = try #require(try await organizer.next())
+                #expect(refusal.headers["code"] == "request.invalidFields" && refusal.text.contains(problem), "\(refusal.text)")
+            }
+            let withPhoto = try JSONSerialization.data(withJSONObject: ["text": "look", "clientMessageId": "a", "attachments": ["m1"]])
+            try await organizer.send(StompFrame(.send, headers: ["destination": "/app/meetings.\(open).chat", "receipt": "r"],
+                                                body: ByteBuffer(data: withPhoto)))
+            #expect(try #require(try await organizer.next()).text.contains("attachments: chatMessage.attachmentsUnavailable"))
+            try await organizer.send(StompFrame(.send, headers: ["destination": "/app/meetings.\(open).chat", "receipt": "r"], text: "not json"))
+            #expect(try #require(try await organizer.next()).headers["code"] == "request.invalidFields")
+
+            // Exactly 4,000 scalars fit; the session is still open after every refusal.
+            try await Self.post(organizer, to: open, text: String(repeating: "я", count: 4000), id: "long", receipt: "ok")
+            #expect(try #require(try await organizer.next()).headers["receipt-id"] == "ok")
+            for (user, status) in [(cy, 409), (ann, 200)] {
+                #expect(try await server.send(.get, "/api/v1/meetings/\(open)/messages", token: user.token).status == status)
+            }
+            #expect(try await server.send(.get, "/api/v1/meetings/\(closed)/messages", token: cy.token).status == 404)
+            for client in [organizer, outsider] { await client.close() }
+        }
+    }
+
+    @Test func concurrentSendersGetOneGaplessSequence() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let ann = try await server.signedInUser()
+            let meeting = try await Self.meeting(server, by: ann)
+            var senders: [StompClient] = []
+            for _ in 0..<8 {
+                let user = try await server.signedInUser()
+                #expect(try await server.send(.post, "/api/v1/meetings/\(meeting)/join", token: user.token).status == 200)
+                senders.append(try await Rooms.connect(port: port, token: user.token))
+            }
+            let listener = try await Rooms.connect(port: port, token: ann.token)
+            #expect(try await Rooms.subscribe(listener, to: "/topic/meetings.\(meeting).chat").command == .receipt)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, sender) in senders.enumerated() {
+                    group.addTask {
+                        for round in 0..<8 {
+                            try await Self.post(sender, to: meeting, text: "\(index)/\(round)", id: "\(index)-\(round)", receipt: "\(round)")
+                        }
+                        let receipts = try await Self.frames(from: sender) { $0.count == 8 }
+                        #expect(receipts.allSatisfy { $0.command == .receipt })
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let heard = try await Self.frames(from: listener) { $0.count == 64 }
+            #expect(heard.compactMap { $0.headers["seq"].flatMap(Int.init) } == Array(1...64))
+            let texts = Set(heard.compactMap { Self.json($0)["text"] as? String })
+            #expect(texts.count == 64)
+            for client in senders + [listener] { await client.close() }
+        }
+    }
+
+    @Test func historyPagesBackwardsAndACancelledMeetingsRoomIsReadOnly() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let ann = try await server.signedInUser()
+            let meeting = try await Self.meeting(server, by: ann)
+            let organizer = try await Rooms.connect(port: port, token: ann.token)
+            for index in 1...5 {
+                try await Self.post(organizer, to: meeting, text: "m\(index)", id: "\(index)", receipt: "\(index)")
+                #expect(try #require(try await organizer.next()).command == .receipt)
+            }
+            var seqs: [Int] = []
+            var cursor: String?
+            repeat {
+                let page = try await server.send(
+                    .get, "/api/v1/meetings/\(meeting)/messages?limit=2" + (cursor.map { "&beforeSeq=\($0)" } ?? ""), token: ann.token)
+                seqs += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
+                cursor = page.string("nextCursor")
+            } while cursor != nil
+            #expect(seqs == [5, 4, 3, 2, 1])
+            #expect(try await server.send(.get, "/api/v1/meetings/\(meeting)/messages?limit=0", token: ann.token).status == 422)
+
+            // A burst past the rate limit is refused with the delay to wait.
+            var limited: StompFrame?
+            for index in 6...20 where limited == nil {
+                try await Self.post(organizer, to: meeting, text: "m\(index)", id: "\(index)", receipt: "\(index)")
+                let answer = try #require(try await organizer.next())
+                if answer.command != .receipt { limited = answer }
+            }
+            #expect(limited?.headers["code"] == "chatMessage.rateLimited" && limited?.text.contains("retry after") == true)
+
+            #expect(try await server.send(.delete, "/api/v1/meetings/\(meeting)", token: ann.token).status == 200)
+            try await Task.sleep(for: .seconds(1))  // a token for one more post
+            try await Self.post(organizer, to: meeting, text: "after", id: "after", receipt: "after")
+            #expect(try #require(try await organizer.next()).headers["code"] == "chatRoom.readOnly")
+            #expect(try await server.send(.get, "/api/v1/meetings/\(meeting)/messages", token: ann.token).status == 200)
+            await organizer.close()
+        }
+    }
+}
