@@ -13,7 +13,7 @@ extension StompSession {
         return broker.authenticator.authenticate(credentials, on: eventLoop)
             .flatMapErrorThrowing { error in
                 let reason = (error as? StompRefusal)?.message ?? "authentication failed"
-                throw StompRefusal(code: "unauthenticated", message: reason, endsSession: true)
+                throw StompRefusal(code: "auth.invalidToken", message: reason, endsSession: true)
             }
             .hop(to: eventLoop)
             .map { principal in self.connected(version: version, principal: principal, clientBeat: clientBeat) }

@@ -20,7 +20,7 @@ extension StompSession {
             return broker.authorizer.authorize(.send, destination: destination, principal: principal, on: eventLoop)
                 .flatMap { application.receive(message, broker: broker, on: self.eventLoop) }
         }
-        throw StompRefusal(code: "unknown-destination", message: "cannot send to \(destination)")
+        throw StompRefusal(code: "destination.unknown", message: "cannot send to \(destination)")
     }
 
     /// BEGIN, COMMIT and ABORT. A commit replays the held SENDs and ACK/NACKs in order.

@@ -30,7 +30,7 @@ extension StompSession {
         }
         guard subscriptions[id] == nil else { throw StompProtocolError.duplicateSubscription(id) }
         guard let key = StompBroker.subscriptionKey(destination: destination, principal: principal) else {
-            throw StompRefusal(code: "unknown-destination", message: "cannot subscribe to \(destination)")
+            throw StompRefusal(code: "destination.unknown", message: "cannot subscribe to \(destination)")
         }
         return broker.authorizer.authorize(.subscribe, destination: destination, principal: principal, on: eventLoop)
             .hop(to: eventLoop)

@@ -61,7 +61,7 @@ def test_gazetteer_finds_kyiv_by_its_names_in_three_languages_and_with_a_typo(me
     for query in ["Kyiv", "Київ", "Киев", "Kiyv"]:
         status, _, body = search(server, token, query)
         assert status == 200, body
-        first = body["places"][0]
+        first = body["items"][0]
         assert (first["city"], first["countryCode"], first["timeZone"]) == ("Kyiv", "UA", "Europe/Kyiv"), query
     status, _, place = server.request("GET", "/api/v1/places/reverse?lat=49.8419&lon=24.0315", token=token)
     assert status == 200 and place["city"] == "Lviv" and place["timeZone"] == "Europe/Kyiv"
@@ -74,7 +74,7 @@ def test_nominatim_is_used_when_configured(meetupd, fake_nominatim):
 
     status, _, body = search(server, token, "Khreshchatyk 22, Kyiv", lat="50.45", lon="30.52", limit="3")
     assert status == 200, body
-    assert body["places"] == [{
+    assert body["items"] == [{
         "name": "Khreshchatyk", "address": "Khreshchatyk 22", "city": "Kyiv", "region": "Kyiv",
         "country": "Ukraine", "countryCode": "UA", "lat": 50.4481, "lon": 30.5225,
         "timeZone": "Europe/Kyiv", "distanceKm": 0.3,
@@ -85,11 +85,11 @@ def test_nominatim_is_used_when_configured(meetupd, fake_nominatim):
     assert agent.startswith("meetupd")
 
     status, _, body = search(server, token, "nowhere")
-    assert status == 200 and body["places"] == []
+    assert status == 200 and body["items"] == []
     status, _, place = server.request("GET", "/api/v1/places/reverse?lat=50.4481&lon=30.5225", token=token)
     assert status == 200 and place["address"] == "Khreshchatyk 22"
     status, _, problem = server.request("GET", "/api/v1/places/reverse?lat=0&lon=0", token=token)
-    assert status == 404 and problem["code"] == "places.notFound"
+    assert status == 404 and problem["code"] == "place.notFound"
 
 
 def test_nominatim_down_is_a_clear_503(meetupd, fake_nominatim):
@@ -99,7 +99,7 @@ def test_nominatim_down_is_a_clear_503(meetupd, fake_nominatim):
     status, headers, problem = search(server, token, "Kyiv")
     assert status == 503
     assert headers["Content-Type"] == "application/problem+json"
-    assert problem["code"] == "places.geocoderUnavailable"
+    assert problem["code"] == "place.geocoderUnavailable"
 
 
 @pytest.mark.parametrize("flags, message", [

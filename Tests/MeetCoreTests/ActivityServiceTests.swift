@@ -37,7 +37,7 @@ import Testing
     @Test func limitIsBounded() async throws {
         #expect(try await names("", limit: 50).count == 50)
         let error = try await #require(throws: MeetError.self) { try await names("", limit: 51) }
-        #expect(error.code == "search.invalid")
+        #expect(error.code == "request.invalidFields")
     }
 
     @Test func proposalsAreNormalizedAndNearDuplicatesReturnTheExistingOne() async throws {

@@ -97,7 +97,7 @@ import Testing
         let radius = try await #require(throws: MeetError.self) {
             try await fixture.locations.nearby(lat: 0, lon: 0, radiusKm: 500, seenBy: viewer, limit: 10)
         }
-        #expect(radius.code == "search.invalid" && radius.fieldProblems.map(\.field) == ["radiusKm"])
+        #expect(radius.code == "request.invalidFields" && radius.fieldProblems.map(\.field) == ["radiusKm"])
     }
 
     /// The nearby search must go through the R*Tree, never scan every position.

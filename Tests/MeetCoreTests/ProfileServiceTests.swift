@@ -98,7 +98,7 @@ import Testing
         let badCursor = try await #require(throws: MeetError.self) {
             try await fixture.profiles.searchUsers(matching: "", seenBy: viewer, after: "!!", limit: 10)
         }
-        #expect(badCursor.code == "search.invalid" && badCursor.fieldProblems.map(\.field) == ["cursor"])
+        #expect(badCursor.code == "request.invalidFields" && badCursor.fieldProblems.map(\.field) == ["cursor"])
         let badLimit = try await #require(throws: MeetError.self) {
             try await fixture.profiles.searchUsers(matching: "", seenBy: viewer, after: nil, limit: 0)
         }

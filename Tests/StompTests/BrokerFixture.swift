@@ -6,7 +6,7 @@ import NIOPosix
 struct TokenAuthenticator: StompAuthenticator {
     func authenticate(_ credentials: StompCredentials, on eventLoop: any EventLoop) -> EventLoopFuture<StompPrincipal> {
         guard let token = credentials.bearerToken, token.hasPrefix("token-") else {
-            return eventLoop.makeFailedFuture(StompRefusal(code: "unauthenticated", message: "bad token", endsSession: true))
+            return eventLoop.makeFailedFuture(StompRefusal(code: "auth.invalidToken", message: "bad token", endsSession: true))
         }
         return eventLoop.makeSucceededFuture(StompPrincipal(userID: String(token.dropFirst(6))))
     }
@@ -18,7 +18,7 @@ struct ForbiddenWordAuthorizer: StompAuthorizer {
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         eventLoop.makeFutureWithTask {
             if destination.contains("forbidden") {
-                throw StompRefusal(code: "forbidden", message: "\(destination) is forbidden")
+                throw StompRefusal(code: "destination.forbidden", message: "\(destination) is forbidden")
             }
         }
     }

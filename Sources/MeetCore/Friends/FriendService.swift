@@ -15,7 +15,7 @@ public struct FriendService: Sendable {
     }
 
     static let userNotFound = MeetError("user.notFound", status: 404)
-    static let requestNotFound = MeetError("friends.requestNotFound", status: 404)
+    static let requestNotFound = MeetError("friendRequest.notFound", status: 404)
 
     let database: AppDatabase
     let now: @Sendable () -> Date
@@ -29,14 +29,14 @@ public struct FriendService: Sendable {
     /// someone who has already asked me accepts their request instead.
     /// - Throws: `user.notFound` (also for a user either of us blocked, or one who cannot be
     ///   seen: unconfirmed or banned),
-    ///   `friends.self` (422), `friends.alreadyFriends` (409).
+    ///   `friend.self` (422), `friend.alreadyFriends` (409).
     public func sendRequest(from me: String, to userId: String) async throws -> FriendRequest {
         try await database.pool.write { [now] db in
             guard userId != me else {
-                throw MeetError("friends.self", status: 422, fieldProblems: [.init(field: "userId", code: "friends.self")])
+                throw MeetError("friend.self", status: 422, fieldProblems: [.init(field: "userId", code: "friend.self")])
             }
             guard try Self.isVisible(userId, to: me, db) else { throw Self.userNotFound }
-            guard try !Self.areFriends(me, userId, db) else { throw MeetError("friends.alreadyFriends", status: 409) }
+            guard try !Self.areFriends(me, userId, db) else { throw MeetError("friend.alreadyFriends", status: 409) }
             if let theirs = try Self.pendingRequest(from: userId, to: me, db) {
                 return try Self.accept(theirs, at: now(), db)
             }
@@ -61,7 +61,7 @@ public struct FriendService: Sendable {
     }
 
     /// Accepts a request sent to me: we are friends from now on.
-    /// - Throws: `friends.requestNotFound` unless the request is pending and addressed to me.
+    /// - Throws: `friendRequest.notFound` unless the request is pending and addressed to me.
     public func accept(request id: String, by me: String) async throws -> FriendRequest {
         try await database.pool.write { [now] db in
             try Self.accept(try Self.request(id, to: me, db), at: now(), db)
@@ -69,7 +69,7 @@ public struct FriendService: Sendable {
     }
 
     /// Declines a request sent to me. The sender is not told.
-    /// - Throws: `friends.requestNotFound` unless the request is pending and addressed to me.
+    /// - Throws: `friendRequest.notFound` unless the request is pending and addressed to me.
     public func decline(request id: String, by me: String) async throws {
         try await database.pool.write { db in
             _ = try Self.request(id, to: me, db).delete(db)
@@ -77,7 +77,7 @@ public struct FriendService: Sendable {
     }
 
     /// Withdraws a request I sent.
-    /// - Throws: `friends.requestNotFound` unless the request is pending and mine.
+    /// - Throws: `friendRequest.notFound` unless the request is pending and mine.
     public func cancel(request id: String, by me: String) async throws {
         try await database.pool.write { db in
             guard let record = try FriendRequestRecord.fetchOne(db, key: id), record.fromUserId == me else {
@@ -102,10 +102,10 @@ public struct FriendService: Sendable {
     }
 
     /// Ends a friendship, for both.
-    /// - Throws: `friends.notFriends` (404) when we are not friends.
+    /// - Throws: `friend.notFriends` (404) when we are not friends.
     public func unfriend(_ userId: String, by me: String) async throws {
         try await database.pool.write { db in
-            guard try Self.areFriends(me, userId, db) else { throw MeetError("friends.notFriends", status: 404) }
+            guard try Self.areFriends(me, userId, db) else { throw MeetError("friend.notFriends", status: 404) }
             try Self.separate(me, userId, db)
         }
     }
@@ -113,11 +113,11 @@ public struct FriendService: Sendable {
     /// Blocks `userId`: ends our friendship and any request between us, the invitations and
     /// memberships that joined us through a meeting (``MeetingBlocks``), and hides each of us
     /// from the other. Blocking twice changes nothing.
-    /// - Throws: `user.notFound`, `friends.self` (422).
+    /// - Throws: `user.notFound`, `friend.self` (422).
     public func block(_ userId: String, by me: String) async throws {
         try await database.pool.write { [now] db in
             guard userId != me else {
-                throw MeetError("friends.self", status: 422, fieldProblems: [.init(field: "userId", code: "friends.self")])
+                throw MeetError("friend.self", status: 422, fieldProblems: [.init(field: "userId", code: "friend.self")])
             }
             guard try Self.userExists(userId, db) else { throw Self.userNotFound }
             let time = now()
@@ -130,11 +130,11 @@ public struct FriendService: Sendable {
     }
 
     /// Lifts my block of `userId` (a block they made of me stays).
-    /// - Throws: `blocks.notFound` (404) when I have not blocked them.
+    /// - Throws: `block.notFound` (404) when I have not blocked them.
     public func unblock(_ userId: String, by me: String) async throws {
         try await database.pool.write { db in
             try db.execute(sql: "DELETE FROM block WHERE blockerId = ? AND blockedId = ?", arguments: [me, userId])
-            guard db.changesCount > 0 else { throw MeetError("blocks.notFound", status: 404) }
+            guard db.changesCount > 0 else { throw MeetError("block.notFound", status: 404) }
         }
     }
 

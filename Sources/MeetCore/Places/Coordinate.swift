@@ -14,7 +14,7 @@ public struct Coordinate: Sendable, Hashable, Codable {
     }
 
     /// Checks a position a client sent: latitude within ±90, longitude within ±180.
-    /// - Throws: `MeetError` `places.invalidCoordinate` naming the fields that are out of range.
+    /// - Throws: `MeetError` `place.invalidCoordinates` naming the fields that are out of range.
     public init(validatingLat lat: Double, lon: Double) throws {
         var problems: [MeetError.FieldProblem] = []
         if !(lat.isFinite && (-90...90).contains(lat)) {
@@ -24,7 +24,7 @@ public struct Coordinate: Sendable, Hashable, Codable {
             problems.append(.init(field: "lon", code: "field.outOfRange"))
         }
         guard problems.isEmpty else {
-            throw MeetError("places.invalidCoordinate", status: 422, fieldProblems: problems)
+            throw MeetError("place.invalidCoordinates", status: 422, fieldProblems: problems)
         }
         self.init(lat: lat, lon: lon)
     }

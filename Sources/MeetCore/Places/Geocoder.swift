@@ -7,13 +7,13 @@ import Foundation
 public protocol Geocoder: Sendable {
     /// Places matching `query`, best first: names in any script, tolerant of typos, ranked
     /// by population and, when `position` is given, by distance from it.
-    /// - Throws: `MeetError` `places.invalidQuery` for an empty or overlong query,
-    ///   `places.geocoderUnavailable` when a remote geocoder fails.
+    /// - Throws: `MeetError` `place.invalidQuery` for an empty or overlong query,
+    ///   `place.geocoderUnavailable` when a remote geocoder fails.
     func search(_ query: String, near position: Coordinate?, limit: Int) async throws -> [GeocodedPlace]
 
     /// The nearest known place to a position, with its country, region and time zone;
     /// `nil` when nothing is known near it (open sea).
-    /// - Throws: `MeetError` `places.invalidCoordinate`, or `places.geocoderUnavailable`.
+    /// - Throws: `MeetError` `place.invalidCoordinates`, or `place.geocoderUnavailable`.
     func reverse(lat: Double, lon: Double) async throws -> GeocodedPlace?
 }
 
@@ -31,12 +31,12 @@ public enum GeocoderQuery {
     /// Most results one search returns.
     public static let maxLimit = 50
 
-    /// The trimmed query, or `places.invalidQuery` when it is empty or too long.
+    /// The trimmed query, or `place.invalidQuery` when it is empty or too long.
     public static func validated(_ query: String) throws -> String {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.count <= maxLength else {
             throw MeetError(
-                "places.invalidQuery", status: 422,
+                "place.invalidQuery", status: 422,
                 arguments: ["maxLength": String(maxLength)],
                 fieldProblems: [.init(field: "q", code: trimmed.isEmpty ? "field.required" : "field.tooLong")])
         }

@@ -9,9 +9,9 @@ enum SearchQuery {
         ])])
     }
 
-    /// 400 `search.invalid` naming the parameters that are wrong.
+    /// 422 `request.invalidFields` naming the parameters that are wrong, as for body fields.
     static func invalid(_ problems: [MeetError.FieldProblem]) -> MeetError {
-        MeetError("search.invalid", status: 400, fieldProblems: problems)
+        .invalidFields(problems)
     }
 
     /// An FTS5 query that wants every word of `text` as the start of a word (`"ол"* "ко"*`),

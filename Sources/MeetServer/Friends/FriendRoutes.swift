@@ -5,7 +5,7 @@ import MeetCore
 /// the signed-in user.
 func addFriendRoutes(to api: RouterGroup<AppRequestContext>, friends: FriendService) {
     api.get("friends") { _, context in
-        FriendsBody(friends: try await friends.friends(of: try context.requireUser()))
+        ItemList(items: try await friends.friends(of: try context.requireUser()))
     }
     api.delete("friends/{userId}") { _, context in
         try await friends.unfriend(try context.parameters.require("userId"), by: try context.requireUser())
@@ -17,10 +17,12 @@ func addFriendRoutes(to api: RouterGroup<AppRequestContext>, friends: FriendServ
         let limit = parameters.number("limit", 20) ?? 20
         try parameters.check()
         try checkLimit(limit, max: FriendService.maxSuggestions)
-        return SuggestionsBody(suggestions: try await friends.suggestions(for: me, limit: limit))
+        return ItemList(items: try await friends.suggestions(for: me, limit: limit))
     }
     api.get("friends/requests") { _, context in
-        RequestsBody(try await friends.requests(of: try context.requireUser()))
+        // Both directions in one list: `from` and `to` tell a client which are its own.
+        let requests = try await friends.requests(of: try context.requireUser())
+        return ItemList(items: requests.incoming + requests.outgoing)
     }
     api.post("friends/requests") { request, context in
         let me = try context.requireUser()
@@ -41,7 +43,7 @@ func addFriendRoutes(to api: RouterGroup<AppRequestContext>, friends: FriendServ
         return HTTPResponse.Status.noContent
     }
     api.get("blocks") { _, context in
-        BlockedBody(users: try await friends.blocked(by: try context.requireUser()))
+        ItemList(items: try await friends.blocked(by: try context.requireUser()))
     }
     api.post("blocks") { request, context in
         let me = try context.requireUser()
@@ -57,28 +59,6 @@ func addFriendRoutes(to api: RouterGroup<AppRequestContext>, friends: FriendServ
 
 struct UserIdRequest: Decodable {
     var userId: String
-}
-
-struct FriendsBody: ResponseEncodable {
-    var friends: [Friend]
-}
-
-struct SuggestionsBody: ResponseEncodable {
-    var suggestions: [FriendSuggestion]
-}
-
-struct BlockedBody: ResponseEncodable {
-    var users: [FriendUser]
-}
-
-struct RequestsBody: ResponseEncodable {
-    var incoming: [FriendRequest]
-    var outgoing: [FriendRequest]
-
-    init(_ requests: FriendService.Requests) {
-        incoming = requests.incoming
-        outgoing = requests.outgoing
-    }
 }
 
 /// One request, encoded as the request itself.

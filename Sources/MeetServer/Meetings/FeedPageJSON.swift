@@ -19,7 +19,8 @@ extension FeedPage {
     var jsonText: String {
         var page = JSONObjectText()
         page.raw("items", "[" + items.map(\.jsonText).joined(separator: ",") + "]")
-        page.string("nextCursor", nextCursor)
+        // The list envelope always names `nextCursor`, null on the last page (docs/conventions.md).
+        page.raw("nextCursor", nextCursor.map(JSONObjectText.quoted) ?? "null")
         return page.closed
     }
 }

@@ -14,33 +14,33 @@ func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingS
     api.get("meetings") { request, context in
         try await meetings.feed(try FeedQuery(request.uri.queryParameters).request, viewer: try context.requireUser())
     }
-    api.get("meetings/:id") { _, context in
+    api.get("meetings/{id}") { _, context in
         try await meetings.meeting(try context.parameters.require("id"), viewer: try context.requireUser())
     }
-    api.patch("meetings/:id") { request, context in
+    api.patch("meetings/{id}") { request, context in
         let user = try context.requireUser()
         let changes = try await request.decode(as: MeetingChanges.self, context: context)
         return try await meetings.update(try context.parameters.require("id"), with: changes, by: user)
     }
-    api.delete("meetings/:id") { _, context in
+    api.delete("meetings/{id}") { _, context in
         try await meetings.cancel(try context.parameters.require("id"), by: try context.requireUser())
     }
-    api.post("meetings/:id/join") { _, context in
+    api.post("meetings/{id}/join") { _, context in
         try await meetings.join(try context.parameters.require("id"), by: try context.requireUser())
     }
-    api.post("meetings/:id/leave") { _, context in
+    api.post("meetings/{id}/leave") { _, context in
         try await meetings.leave(try context.parameters.require("id"), by: try context.requireUser())
         return HTTPResponse.Status.noContent
     }
-    api.get("meetings/:id/members") { _, context in
+    api.get("meetings/{id}/members") { _, context in
         ItemList(items: try await meetings.members(of: try context.parameters.require("id"), viewer: try context.requireUser()))
     }
-    api.delete("meetings/:id/members/:userId") { _, context in
+    api.delete("meetings/{id}/members/{userId}") { _, context in
         let user = try context.requireUser()
         try await meetings.removeMember(try context.parameters.require("userId"), from: try context.parameters.require("id"), by: user)
         return HTTPResponse.Status.noContent
     }
-    api.post("meetings/:id/invitations") { request, context in
+    api.post("meetings/{id}/invitations") { request, context in
         let user = try context.requireUser()
         let body = try await request.decode(as: InviteRequest.self, context: context)
         let sent = try await meetings.invite(body.userIds, to: try context.parameters.require("id"), by: user)
@@ -49,13 +49,13 @@ func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingS
     api.get("me/invitations") { _, context in
         ItemList(items: try await meetings.invitations(for: try context.requireUser()))
     }
-    api.post("invitations/:id/accept") { _, context in
+    api.post("invitations/{id}/accept") { _, context in
         try await meetings.answerInvitation(try context.parameters.require("id"), accept: true, by: try context.requireUser())
     }
-    api.post("invitations/:id/decline") { _, context in
+    api.post("invitations/{id}/decline") { _, context in
         try await meetings.answerInvitation(try context.parameters.require("id"), accept: false, by: try context.requireUser())
     }
-    api.get("meetings/:id/calendar.ics") { _, context in
+    api.get("meetings/{id}/calendar.ics") { _, context in
         let id = try context.parameters.require("id")
         let ics = try await meetings.calendar(for: id, viewer: try context.requireUser(), link: meetingLink)
         return CalendarResponse(text: ics, filename: "meeting-\(id).ics")
@@ -65,11 +65,6 @@ func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingS
     }
 }
 
-
-/// `{"items": [...]}`: lists are wrapped so that fields can join them later.
-struct ItemList<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
-    var items: [Item]
-}
 
 struct InviteRequest: Decodable {
     var userIds: [String]

@@ -81,7 +81,7 @@ public struct NominatimGeocoder: Geocoder {
             distanceKm: position.map { ($0.distanceKm(to: located) * 10).rounded() / 10 })
     }
 
-    static let unavailable = MeetError("places.geocoderUnavailable", status: 503)
+    static let unavailable = MeetError("place.geocoderUnavailable", status: 503)
 }
 
 /// One result of Nominatim's `format=jsonv2`, as far as meetupd reads it.

@@ -11,20 +11,16 @@ func addPlaceRoutes(to api: RouterGroup<AppRequestContext>, geocoder: any Geocod
         let position = try position(&parameters, required: false)
         try checkLimit(limit, max: GeocoderQuery.maxLimit)
         let places = try await geocoder.search(parameters.string("q") ?? "", near: position, limit: limit)
-        return PlacesBody(places: places)
+        return ItemList(items: places)
     }
     api.get("places/reverse") { request, context in
         _ = try context.requireUser()
         var parameters = QueryParameters(request)
         guard let position = try position(&parameters, required: true),
               let place = try await geocoder.reverse(lat: position.lat, lon: position.lon)
-        else { throw MeetError("places.notFound", status: 404) }
+        else { throw MeetError("place.notFound", status: 404) }
         return PlaceBody(place: place)
     }
-}
-
-struct PlacesBody: ResponseEncodable {
-    var places: [GeocodedPlace]
 }
 
 /// One place, encoded as the place itself.
@@ -37,8 +33,8 @@ struct PlaceBody: ResponseEncodable {
 }
 
 /// `lat` and `lon` from the query: both or (unless `required`) neither.
-/// - Throws: 400 `search.invalid` naming a missing or unreadable one, or 422
-///   `places.invalidCoordinate` for one out of range.
+/// - Throws: 422 `request.invalidFields` naming a missing or unreadable one, or 422
+///   `place.invalidCoordinates` for one out of range.
 private func position(_ parameters: inout QueryParameters, required: Bool) throws -> Coordinate? {
     guard required || parameters.string("lat") != nil || parameters.string("lon") != nil else { return nil }
     let lat: Double? = parameters.number("lat"), lon: Double? = parameters.number("lon")

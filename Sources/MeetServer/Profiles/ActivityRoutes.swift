@@ -9,7 +9,7 @@ func addActivityRoutes(to api: RouterGroup<AppRequestContext>, activities: Activ
         try query.check()
         let language = localizer.language(acceptLanguage: request.headers[.acceptLanguage])
         let found = try await activities.suggestions(matching: query.string("q") ?? "", language: language, limit: limit ?? 10)
-        return ActivityListBody(items: found.map(ActivityBody.init))
+        return ItemList(items: found.map(ActivityBody.init))
     }
     api.post("activities") { request, context in
         let userId = try context.requireUser()
@@ -35,8 +35,4 @@ struct ActivityBody: ResponseEncodable {
         name = activity.name
         popularity = activity.popularity
     }
-}
-
-struct ActivityListBody: ResponseEncodable {
-    var items: [ActivityBody]
 }

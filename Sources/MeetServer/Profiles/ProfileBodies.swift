@@ -38,11 +38,6 @@ struct ProfileBody: ResponseEncodable {
     }
 }
 
-struct UserPageBody: ResponseEncodable {
-    var items: [ProfileBody]
-    var nextCursor: String?
-}
-
 /// `PUT /me/location`.
 struct LocationRequest: Decodable {
     var lat: Double
@@ -67,8 +62,4 @@ struct LocationBody: ResponseEncodable {
 struct NeighbourBody: Encodable {
     var user: ProfileBody
     var distanceKm: Double
-}
-
-struct NearbyBody: ResponseEncodable {
-    var items: [NeighbourBody]
 }

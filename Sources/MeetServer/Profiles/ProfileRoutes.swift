@@ -27,7 +27,7 @@ func addProfileRoutes(to api: RouterGroup<AppRequestContext>, profiles: ProfileS
         try query.check()
         let page = try await profiles.searchUsers(
             matching: query.string("q") ?? "", seenBy: viewer, after: query.string("cursor"), limit: limit ?? 20)
-        return UserPageBody(items: page.items.map { ProfileBody($0, shownToOwner: false) }, nextCursor: page.nextCursor)
+        return ItemList(items: page.items.map { ProfileBody($0, shownToOwner: false) }, nextCursor: page.nextCursor)
     }
     api.get("users/nearby") { request, context in
         let viewer = try context.requireUser()
@@ -39,9 +39,9 @@ func addProfileRoutes(to api: RouterGroup<AppRequestContext>, profiles: ProfileS
         try query.check()
         let neighbours = try await locations.nearby(
             lat: lat ?? 0, lon: lon ?? 0, radiusKm: radiusKm ?? 10, seenBy: viewer, limit: limit ?? 50)
-        return NearbyBody(items: neighbours.map { NeighbourBody(user: ProfileBody($0.profile, shownToOwner: false), distanceKm: $0.distanceKm) })
+        return ItemList(items: neighbours.map { NeighbourBody(user: ProfileBody($0.profile, shownToOwner: false), distanceKm: $0.distanceKm) })
     }
-    api.get("users/:id") { _, context in
+    api.get("users/{id}") { _, context in
         let viewer = try context.requireUser()
         let userId = try context.parameters.require("id")
         return ProfileBody(try await profiles.profile(of: userId, seenBy: viewer), shownToOwner: false)

@@ -2,7 +2,7 @@ import Hummingbird
 import MeetCore
 
 /// Reads numeric query parameters, collecting every one that is missing or not a number, so a
-/// search answers one 400 `search.invalid` naming all of them.
+/// bad query answers one 422 `request.invalidFields` naming all of them, as bad body fields do.
 struct QueryParameters {
     private let request: Request
     private var problems: [MeetError.FieldProblem] = []
@@ -30,6 +30,6 @@ struct QueryParameters {
 
     /// Throws the collected problems, if any.
     func check() throws {
-        if !problems.isEmpty { throw MeetError("search.invalid", status: 400, fieldProblems: problems) }
+        if !problems.isEmpty { throw MeetError.invalidFields(problems) }
     }
 }

@@ -20,6 +20,6 @@ struct StompAccountAuthenticator: StompAuthenticator {
     }
 
     private static func refusal(_ message: String) -> StompRefusal {
-        StompRefusal(code: "unauthenticated", message: message, endsSession: true)
+        StompRefusal(code: "auth.invalidToken", message: message, endsSession: true)
     }
 }

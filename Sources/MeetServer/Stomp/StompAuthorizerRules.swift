@@ -21,7 +21,7 @@ struct StompAuthorizerRules: StompAuthorizer {
         if isSandbox(destination) { return eventLoop.makeSucceededVoidFuture() }
         let room = access == .subscribe ? MeetingTopic(destination: destination) : MeetingTopic(appDestination: destination)
         guard room != nil || (access == .subscribe && destination.hasPrefix("/user/queue/")) else {
-            return eventLoop.makeFailedFuture(StompRefusal(code: "forbidden", message: "\(destination) is not open to this session"))
+            return eventLoop.makeFailedFuture(StompRefusal(code: "destination.forbidden", message: "\(destination) is not open to this session"))
         }
         // Database reads: done by GRDB's reader threads, never on the event loop.
         return eventLoop.makeFutureWithTask { [accounts, database] in

@@ -58,7 +58,7 @@ struct FriendsFixture {
         #expect(try await f.friends.friends(of: anna).map(\.id) == [bohdan])
         #expect(try await f.friends.friends(of: bohdan).map(\.id) == [anna])
         #expect(try await f.friends.requests(of: bohdan).incoming.isEmpty)
-        await #expect(throws: MeetError("friends.alreadyFriends", status: 409)) {
+        await #expect(throws: MeetError("friend.alreadyFriends", status: 409)) {
             try await f.friends.sendRequest(from: bohdan, to: anna)
         }
     }
@@ -98,7 +98,7 @@ struct FriendsFixture {
         await #expect(throws: MeetError.self) { try await f.friends.sendRequest(from: anna, to: anna) }
         await #expect(throws: FriendService.userNotFound) { try await f.friends.sendRequest(from: anna, to: "nobody") }
         await #expect(throws: FriendService.userNotFound) { try await f.friends.block("nobody", by: anna) }
-        await #expect(throws: MeetError("friends.notFriends", status: 404)) { try await f.friends.unfriend("nobody", by: anna) }
+        await #expect(throws: MeetError("friend.notFriends", status: 404)) { try await f.friends.unfriend("nobody", by: anna) }
     }
 
     @Test func unfriendEndsItForBoth() async throws {
@@ -140,7 +140,7 @@ struct FriendsFixture {
         await #expect(throws: FriendService.userNotFound) { try await f.friends.sendRequest(from: bohdan, to: anna) }
 
         try await f.friends.unblock(anna, by: bohdan)
-        await #expect(throws: MeetError("blocks.notFound", status: 404)) { try await f.friends.unblock(anna, by: bohdan) }
+        await #expect(throws: MeetError("block.notFound", status: 404)) { try await f.friends.unblock(anna, by: bohdan) }
         #expect(try await f.database.pool.read { db in try Blocks.isBlocked(db, anna, bohdan) } == false)
         #expect(try await f.friends.sendRequest(from: anna, to: bohdan).status == .pending)
     }

@@ -79,7 +79,7 @@ import Testing
         do {
             _ = try await geocoder.search(query)
         } catch let error as MeetError {
-            #expect(error.code == "places.invalidQuery")
+            #expect(error.code == "place.invalidQuery")
             #expect(error.status == 422)
         }
     }
@@ -108,7 +108,7 @@ import Testing
 
     @Test(arguments: [(91.0, 0.0), (0.0, -180.5), (Double.nan, 0.0)])
     func reverseRefusesImpossiblePositions(lat: Double, lon: Double) async throws {
-        await #expect(throws: MeetError("places.invalidCoordinate", status: 422, fieldProblems: [
+        await #expect(throws: MeetError("place.invalidCoordinates", status: 422, fieldProblems: [
             .init(field: lat.isFinite && abs(lat) <= 90 ? "lon" : "lat", code: "field.outOfRange"),
         ])) {
             try await geocoder.reverse(lat: lat, lon: lon)

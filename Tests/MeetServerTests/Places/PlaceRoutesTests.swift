@@ -14,7 +14,7 @@ struct PlaceRoutesTests {
             for query in ["Kyiv", "Київ", "Киев", "Kiyv"] {
                 let reply = try await server.send(.get, Self.search(query), token: user.token)
                 #expect(reply.status == 200, "\(query): \(reply.text)")
-                let first = try #require((reply.json["places"] as? [[String: Any]])?.first, "\(query)")
+                let first = try #require((reply.json["items"] as? [[String: Any]])?.first, "\(query)")
                 #expect(first["city"] as? String == "Kyiv", "\(query)")
                 #expect(first["country"] as? String == "Ukraine")
                 #expect(first["timeZone"] as? String == "Europe/Kyiv")
@@ -27,7 +27,7 @@ struct PlaceRoutesTests {
         try await TestServer.run { server in
             let user = try await server.signedInUser()
             let reply = try await server.send(.get, Self.search("Paris", "&lat=33.6&lon=-95.5&limit=2"), token: user.token)
-            let places = try #require(reply.json["places"] as? [[String: Any]])
+            let places = try #require(reply.json["items"] as? [[String: Any]])
             #expect(places.count == 2)
             #expect(places.first?["countryCode"] as? String == "US")
             #expect(places.first?["region"] as? String == "Texas")
@@ -43,7 +43,7 @@ struct PlaceRoutesTests {
             #expect(kyiv.string("city") == "Kyiv" && kyiv.string("region") == "Kyiv City")
             #expect(kyiv.string("timeZone") == "Europe/Kyiv")
             let sea = try await server.send(.get, "/api/v1/places/reverse?lat=0&lon=-140", token: user.token)
-            #expect(sea.status == 404 && sea.string("code") == "places.notFound")
+            #expect(sea.status == 404 && sea.string("code") == "place.notFound")
         }
     }
 
@@ -51,12 +51,12 @@ struct PlaceRoutesTests {
         try await TestServer.run { server in
             let user = try await server.signedInUser()
             let cases: [(String, Int, String, String, String)] = [
-                ("/api/v1/places/search?q=", 422, "places.invalidQuery", "q", "field.required"),
+                ("/api/v1/places/search?q=", 422, "place.invalidQuery", "q", "field.required"),
                 (Self.search("Kyiv", "&limit=0"), 422, "request.invalidFields", "limit", "field.outOfRange"),
-                (Self.search("Kyiv", "&lat=50"), 400, "search.invalid", "lon", "field.required"),
-                (Self.search("Kyiv", "&lat=north&lon=30"), 400, "search.invalid", "lat", "field.wrongType"),
-                ("/api/v1/places/reverse?lat=95&lon=30", 422, "places.invalidCoordinate", "lat", "field.outOfRange"),
-                ("/api/v1/places/reverse?lon=30", 400, "search.invalid", "lat", "field.required"),
+                (Self.search("Kyiv", "&lat=50"), 422, "request.invalidFields", "lon", "field.required"),
+                (Self.search("Kyiv", "&lat=north&lon=30"), 422, "request.invalidFields", "lat", "field.wrongType"),
+                ("/api/v1/places/reverse?lat=95&lon=30", 422, "place.invalidCoordinates", "lat", "field.outOfRange"),
+                ("/api/v1/places/reverse?lon=30", 422, "request.invalidFields", "lat", "field.required"),
             ]
             for (path, status, code, field, fieldCode) in cases {
                 let reply = try await server.send(.get, path, token: user.token)

@@ -71,6 +71,17 @@ public struct FeedRequest: Sendable, Equatable {
 /// One page of the feed.
 public struct FeedPage: Codable, Sendable, Equatable {
     public var items: [Meeting]
-    /// Pass it back as `cursor` for the next page; absent on the last page.
+    /// Pass it back as `cursor` for the next page; null on the last page.
     public var nextCursor: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case items, nextCursor
+    }
+
+    /// Writes `nextCursor` even when null, as every list envelope does (docs/conventions.md).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
 }
