@@ -69,20 +69,3 @@ struct ChatMessageBody: Encodable, Sendable {
         return encoder
     }()
 }
-
-/// A page of history, newest first; `nextCursor` is the `beforeSeq` of the next page.
-struct ChatHistoryBody: ResponseEncodable, Sendable {
-    var items: [ChatMessageBody]
-    var nextCursor: String?
-
-    // `nextCursor` is written as null on the last page, as every list of the API does.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case items, nextCursor
-    }
-}

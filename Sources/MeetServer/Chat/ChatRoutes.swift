@@ -20,6 +20,7 @@ func addChatRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, li
         let messages = try await chat.history(
             of: try context.parameters.require("id"), viewer: viewer, beforeSeq: beforeSeq, limit: limit)
         let next = messages.count == limit ? messages.last.map { String($0.seq) } : nil
-        return ChatHistoryBody(items: messages.map { ChatMessageBody($0, linkBase: linkBase) }, nextCursor: next)
+        // Newest first; `nextCursor` is the `beforeSeq` of the next page.
+        return ItemList(items: messages.map { ChatMessageBody($0, linkBase: linkBase) }, nextCursor: next)
     }
 }
