@@ -30,6 +30,37 @@ enum WebSocketBenchmark {
                 Self.report("encode", size: size, mode: mode, count: count, seconds: encode)
             }
         }
+        // One broadcast written to 1,000 subscribers of a loop: the same buffer, 1,000 encoders.
+        let broadcast = Self.chatText(size: 100)
+        for (mode, compressed, shared) in [("plain", false, false), ("deflate own", true, false), ("deflate shared", true, true)] {
+            let seconds = Self.measureBroadcast(broadcast, subscribers: 1000, rounds: 200, compressed: compressed, shared: shared)
+            Self.report("broadcast", size: 100, mode: mode, count: 1000 * 200, seconds: seconds)
+        }
+    }
+
+    /// Encodes `message` for each of `subscribers` connections, `rounds` times: with its own
+    /// compressor per connection (context takeover, as before issue 9), or each message on its
+    /// own with the thread's shared compressor, which compresses a broadcast once.
+    static func measureBroadcast(_ message: WebSocketMessage, subscribers: Int, rounds: Int, compressed: Bool, shared: Bool) -> Double {
+        let encoders = (0..<subscribers).map { _ in
+            WebSocketMessageEncoder(perMessageDeflate: compressed, serverNoContextTakeover: shared)
+        }
+        var best = Double.infinity
+        for _ in 0..<3 {
+            var bytes = 0
+            let start = ContinuousClock.now
+            for _ in 0..<rounds {
+                // A new message each round, in storage of its own, shared by its recipients.
+                let round = WebSocketMessage(kind: message.kind, data: ByteBuffer(bytes: message.data.readableBytesView))
+                for encoder in encoders {
+                    let (header, payload) = try! encoder.encode(round, allocator: .init())
+                    bytes &+= header.readableBytes &+ payload.readableBytes
+                }
+            }
+            best = min(best, Self.seconds(ContinuousClock.now - start))
+            precondition(bytes > 0)
+        }
+        return best
     }
 
     /// Text that compresses like chat does: words from a small vocabulary.

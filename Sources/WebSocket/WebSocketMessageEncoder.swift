@@ -9,11 +9,15 @@ import NIOCore
 
     private let deflate: PerMessageDeflate?
 
-    /// An encoder with the default permessage-deflate parameters, if `perMessageDeflate`.
-    public init(perMessageDeflate: Bool) {
+    /// An encoder with permessage-deflate, if `perMessageDeflate`: keeping its context across
+    /// messages, or compressing each on its own with the thread's shared compressor if
+    /// `serverNoContextTakeover`.
+    public init(perMessageDeflate: Bool, serverNoContextTakeover: Bool = false) {
         var configuration = PerMessageDeflateConfiguration()
         configuration.minimumMessageSize = 0
-        self.init(deflate: perMessageDeflate ? PerMessageDeflate(parameters: .init(), configuration: configuration) : nil)
+        var parameters = PerMessageDeflateParameters()
+        parameters.serverNoContextTakeover = serverNoContextTakeover
+        self.init(deflate: perMessageDeflate ? PerMessageDeflate(parameters: parameters, configuration: configuration) : nil)
     }
 
     init(deflate: PerMessageDeflate?) {
