@@ -45,13 +45,14 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
 
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
-    addAccountRoutes(to: api, accounts: accounts)
+    addAccountRoutes(to: api, accounts: accounts, devices: DeviceService(database: database, now: configuration.now))
     addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
     addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
     addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database))
     addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
+    addDeviceRoutes(to: api, devices: DeviceService(database: database, now: configuration.now))
 
     routes.load(from: router)
     return router

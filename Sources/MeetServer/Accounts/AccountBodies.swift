@@ -40,6 +40,10 @@ struct LoginRequest: Decodable {
     var password: String
 }
 
+struct LogoutRequest: Decodable {
+    var deviceId: String?
+}
+
 struct TokenRequest: Decodable {
     var token: String
 }

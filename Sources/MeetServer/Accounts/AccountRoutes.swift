@@ -3,7 +3,7 @@ import Hummingbird
 import MeetCore
 
 /// `/auth/...` and `GET /me`: registration, confirmation, sessions and password resets.
-func addAccountRoutes(to api: RouterGroup<AppRequestContext>, accounts: AccountService) {
+func addAccountRoutes(to api: RouterGroup<AppRequestContext>, accounts: AccountService, devices: DeviceService) {
     api.post("auth/register") { request, context in
         let body = try await request.decode(as: RegisterRequest.self, context: context)
         let locale = body.locale ?? preferredLanguage(request.headers[.acceptLanguage])
@@ -19,8 +19,14 @@ func addAccountRoutes(to api: RouterGroup<AppRequestContext>, accounts: AccountS
         let session = try await accounts.login(email: body.email, password: body.password, clientAddress: context.clientAddress)
         return LoginBody(accessToken: session.accessToken, expiresAt: session.expiresAt, user: AccountBody(session.user))
     }
-    api.post("auth/logout") { _, context in
-        try await accounts.logout(try context.requireAuthentication())
+    api.post("auth/logout") { request, context in
+        let authentication = try context.requireAuthentication()
+        // An optional body `{deviceId}` names the phone signing out: it stops getting pushes.
+        if request.headers[.contentType] != nil,
+           let deviceId = try await request.decode(as: LogoutRequest.self, context: context).deviceId {
+            try await devices.unregister(deviceId, of: authentication.userID)
+        }
+        try await accounts.logout(authentication)
         return HTTPResponse.Status.noContent
     }
     api.post("auth/password/forgot") { request, context in
