@@ -21,7 +21,8 @@ public func buildApplication(
         server: .http1WebSocket(configuration.webSocketEcho ? .echo() : .stomp(broker)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
-        services: [FeedLifecycle(meetings: services.meetings, logger: logger)]
+        services: [FeedLifecycle(meetings: services.meetings, logger: logger),
+                   ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger)]
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
@@ -69,6 +70,8 @@ struct AppServices {
     let meetings: MeetingService
     /// One chat service, whose commit queue and rate limits live as long as the server.
     let chat: ChatService
+    /// The change log's tail: how in-memory state learns of writes made by any process.
+    let changes: ChangeTail
 
     init(_ configuration: ServerConfiguration) throws {
         geocoder = configuration.geocoder.makeGeocoder()
@@ -84,6 +87,8 @@ struct AppServices {
         meetings = MeetingService(database: database, resolvePlace: { try await geocoder.place(for: $0) }, now: configuration.now)
         chat = ChatService(
             database: database, now: configuration.now, burst: configuration.chatBurst, perSecond: configuration.chatMessagesPerSecond)
+        changes = try ChangeTail(database: database)
+        meetings.follow(changes)
         // Before serving, so that no cursor from before a restart is refused meanwhile.
         try meetings.restoreFeedCursors()
     }

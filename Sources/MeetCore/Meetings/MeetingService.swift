@@ -21,6 +21,14 @@ public struct MeetingService: Sendable {
         self.index = FeedIndex(database: database, now: now)
     }
 
+    /// Keeps the feed index in step with meeting writes of other processes (the admin CLI)
+    /// as `changes` delivers them; this process's own writes it follows by itself.
+    public func follow(_ changes: ChangeTail) {
+        changes.subscribe(to: [.meeting]) { [index] changes in
+            await index.follow(Set(changes.lazy.filter { !$0.isLocal }.compactMap { Int64($0.subject) }))
+        }
+    }
+
     /// Creates a meeting organized by `organizerId`, who becomes its first member; invitees
     /// get invitations.
     public func create(_ draft: MeetingDraft, by organizerId: String) async throws -> Meeting {

@@ -16,7 +16,7 @@ struct Migration: Sendable {
 enum Schema {
     static let migrations: [Migration] = AccountsSchema.migrations + ActivitiesSchema.migrations
         + ProfilesSchema.migrations + FriendsSchema.migrations + EventsSchema.migrations + MeetingsSchema.migrations
-        + ChatSchema.migrations + NotificationsSchema.migrations
+        + ChatSchema.migrations + NotificationsSchema.migrations + ChangesSchema.migrations
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -9,7 +9,8 @@ import Synchronization
 /// observer on the writer notes the `meeting` rows a transaction touches (joins, leaves and
 /// activity edits touch the row too, by triggers) and, once it commits, re-reads just those
 /// meetings on the writer, before any later transaction, so the index changes in commit
-/// order. A rollback changes nothing. Writes from another process are not seen.
+/// order. A rollback changes nothing. Writes from another process reach it through the
+/// change log (`ChangeTail`, `follow(_:)`), re-read on the writer in the same way.
 ///
 /// It loads on first use from a read snapshot while writes go on; the commits meanwhile are
 /// re-read on the writer at the end of the load.
@@ -119,6 +120,25 @@ final class FeedIndex: TransactionObserver, Sendable {
             defer { touched = [] }
             return touched
         }
+        apply(numbers, in: db)
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        touched.withLock { $0 = [] }
+    }
+
+    /// Re-reads meetings another process changed, on the writer, so that they take their
+    /// place among this process's commits in order.
+    func follow(_ numbers: Set<Int64>) async {
+        guard !numbers.isEmpty else { return }
+        // A failure resets the index like any failed refresh; the writer itself failing
+        // leaves nothing to re-read on.
+        try? await database.pool.writeWithoutTransaction { db in self.apply(numbers, in: db) }
+    }
+
+    /// Puts the meetings as they are in `db` in the index: at once when it is loaded, after
+    /// the load when it is loading.
+    private func apply(_ numbers: Set<Int64>, in db: Database) {
         guard !numbers.isEmpty else { return }
         let live = storage.write { storage -> Bool in
             switch storage.phase {
@@ -142,9 +162,5 @@ final class FeedIndex: TransactionObserver, Sendable {
                 storage.write { $0 = Storage() }
             }
         }
-    }
-
-    func databaseDidRollback(_ db: Database) {
-        touched.withLock { $0 = [] }
     }
 }
