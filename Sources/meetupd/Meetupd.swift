@@ -5,6 +5,6 @@ import ArgumentParser
 struct Meetupd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "The backend of the meetup-organizer app: REST, STOMP over WebSocket, push, all on SQLite.",
-        subcommands: [Serve.self, Migrate.self]
+        subcommands: [Serve.self, Migrate.self, Admin.self]
     )
 }

@@ -115,18 +115,24 @@ public struct MeetingService: Sendable {
         return try await database.pool.write { db in
             var (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
             guard role == .organizer else { throw MeetError.notOrganizer }
-            guard !meeting.isCancelled else { throw MeetError.meetingCancelled }
-            meeting.cancelledAt = time
-            meeting.updatedAt = time
-            meeting.revision += 1
-            try meeting.update(db)
-            let invitees = try String.fetchAll(
-                db, sql: "SELECT inviteeId FROM invitation WHERE meetingId = ? AND status = 'pending'", arguments: [id])
-            try DomainEvent.meeting(
-                .meetingCancelled, meeting, actor: userId, recipients: try meeting.memberIds(in: db) + invitees
-            ).record(in: db, at: time)
+            try Self.markCancelled(&meeting, by: userId, at: time, in: db)
             return meeting.meeting(activityIds: try meeting.activityIds(in: db))
         }
+    }
+
+    /// Cancels `meeting` in `db`'s transaction and tells its members and pending invitees
+    /// (all but `actor`): the organizer's cancel and a moderator's alike.
+    static func markCancelled(_ meeting: inout MeetingRecord, by actor: String, at time: Date, in db: Database) throws {
+        guard !meeting.isCancelled else { throw MeetError.meetingCancelled }
+        meeting.cancelledAt = time
+        meeting.updatedAt = time
+        meeting.revision += 1
+        try meeting.update(db)
+        let invitees = try String.fetchAll(
+            db, sql: "SELECT inviteeId FROM invitation WHERE meetingId = ? AND status = 'pending'", arguments: [meeting.id])
+        try DomainEvent.meeting(
+            .meetingCancelled, meeting, actor: actor, recipients: try meeting.memberIds(in: db) + invitees
+        ).record(in: db, at: time)
     }
 
     /// Geocodes the place; a query that finds nothing is a problem of the `place` field.

@@ -17,6 +17,7 @@ enum Schema {
     static let migrations: [Migration] = AccountsSchema.migrations + ActivitiesSchema.migrations
         + ProfilesSchema.migrations + FriendsSchema.migrations + EventsSchema.migrations + MeetingsSchema.migrations
         + ChatSchema.migrations + NotificationsSchema.migrations + ChangesSchema.migrations
+        + ModerationSchema.migrations
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+
+/// Counts a moderator looks at: how big the community is and how busy.
+public struct ModerationStats: Codable, Sendable, Equatable {
+    /// Messages of one UTC day.
+    public struct Day: Codable, Sendable, Equatable {
+        public var day: String
+        public var messages: Int
+    }
+
+    public var users: Int
+    public var confirmedUsers: Int
+    public var bannedUsers: Int
+    public var moderators: Int
+    public var meetings: Int
+    public var upcomingMeetings: Int
+    public var openReports: Int
+    /// The last seven days with messages, newest first.
+    public var messagesPerDay: [Day]
+}
+
+extension ModerationService {
+    /// What `stats` shows.
+    public func stats() async throws -> ModerationStats {
+        let time = now().timeIntervalSince1970
+        return try await database.pool.read { db in
+            func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
+                try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+            }
+            let days = try Row.fetchAll(db, sql: """
+                SELECT date(sentAt, 'unixepoch') AS day, count(*) AS messages FROM chatMessage
+                WHERE sentAt >= ? GROUP BY day ORDER BY day DESC
+                """, arguments: [time - 7 * 86_400]).map { ModerationStats.Day(day: $0["day"], messages: $0["messages"]) }
+            return ModerationStats(
+                users: try count("SELECT count(*) FROM user"),
+                confirmedUsers: try count("SELECT count(*) FROM user WHERE emailConfirmedAt IS NOT NULL"),
+                bannedUsers: try count("SELECT count(*) FROM user WHERE banned"),
+                moderators: try count("SELECT count(*) FROM user WHERE role = 'moderator'"),
+                meetings: try count("SELECT count(*) FROM meeting"),
+                upcomingMeetings: try count("SELECT count(*) FROM meeting WHERE cancelledAt IS NULL AND startsAt >= ?", [time]),
+                openReports: try Self.openReports(in: db),
+                messagesPerDay: days)
+        }
+    }
+
+    /// SQLite's integrity check: `["ok"]` for a sound file, else one line per problem.
+    public func checkDatabase() async throws -> [String] {
+        try await database.pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// Copies the whole database to a new file at `path` through SQLite's online backup API,
+    /// from one read snapshot: consistent however much the server writes meanwhile.
+    public func backup(to path: String) async throws {
+        guard !FileManager.default.fileExists(atPath: path) else { throw MeetError.backupExists }
+        let destination = try DatabaseQueue(path: path)
+        // In one step (all pages at once) inside one read transaction of the pool: a write
+        // between steps would restart the copy.
+        try database.pool.backup(to: destination)
+        try destination.close()
+    }
+
+    /// Open reports, 0 until the reports table exists.
+    static func openReports(in db: Database) throws -> Int {
+        guard try db.tableExists("report") else { return 0 }
+        return try Int.fetchOne(db, sql: "SELECT count(*) FROM report WHERE status = 'open'") ?? 0
+    }
+}
+
+extension MeetError {
+    /// `db backup` never overwrites a file.
+    static let backupExists = MeetError("backup.fileExists", status: 409)
+}

@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+
+/// What moderators do, whether from `meetupd admin` or over `/api/v1/admin`: one
+/// implementation, every action in the audit log, every effect on a running server carried
+/// by the change log. Users here; meetings, the database and statistics in extensions.
+public struct ModerationService: Sendable {
+    let database: AppDatabase
+    let now: @Sendable () -> Date
+
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.now = now
+    }
+
+    /// Users whose e-mail or display name contains `search` (all when nil), newest first.
+    public func users(search: String? = nil, limit: Int = 50) async throws -> [ModeratedUser] {
+        try await database.pool.read { db in
+            let pattern = search.map { "%" + $0.replacingOccurrences(of: "%", with: "") + "%" }
+            return try Row.fetchAll(db, sql: """
+                SELECT \(ModeratedUser.columns) FROM user
+                WHERE ? IS NULL OR email LIKE ? OR displayName LIKE ?
+                ORDER BY createdAt DESC, id LIMIT ?
+                """, arguments: [pattern, pattern, pattern, limit]).map(ModeratedUser.init(row:))
+        }
+    }
+
+    /// One user, by id or e-mail address, with their sessions and the reports against them.
+    public func user(_ reference: String) async throws -> ModeratedUserDetails {
+        let time = now()
+        return try await database.pool.read { db in
+            let user = try Self.find(reference, in: db)
+            let sessions = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM accessToken WHERE userId = ? AND expiresAt > ?", arguments: [user.id, time]) ?? 0
+            let audit = try AuditLog.entries(limit: 20, targetId: user.id, in: db)
+            return ModeratedUserDetails(user: user, activeSessions: sessions, history: audit)
+        }
+    }
+
+    /// Marks the address confirmed, as the mailed link would.
+    public func confirm(_ reference: String, by moderator: Moderator) async throws -> ModeratedUser {
+        try await change(reference, action: "user.confirm", by: moderator, reason: nil) { user, db, time in
+            guard user.emailConfirmedAt == nil else { throw MeetError.noChange }
+            try db.execute(sql: "UPDATE user SET emailConfirmedAt = ? WHERE id = ?", arguments: [time, user.id])
+        }
+    }
+
+    /// Bans the user: their tokens stop working at once, their live sessions close (through
+    /// the change log), login is refused.
+    public func ban(_ reference: String, reason: String, by moderator: Moderator) async throws -> ModeratedUser {
+        try await change(reference, action: "user.ban", by: moderator, reason: reason) { user, db, time in
+            guard !user.banned else { throw MeetError.noChange }
+            guard user.id != moderator.userId else { throw MeetError.notOnYourself }
+            try db.execute(sql: "UPDATE user SET banned = 1, banReason = ? WHERE id = ?", arguments: [reason, user.id])
+            try db.execute(sql: "DELETE FROM accessToken WHERE userId = ?", arguments: [user.id])
+            try ChangeLog.record(.userBanned, subject: user.id, detail: reason, in: db, at: time)
+        }
+    }
+
+    /// Lifts a ban; the user signs in again.
+    public func unban(_ reference: String, reason: String?, by moderator: Moderator) async throws -> ModeratedUser {
+        try await change(reference, action: "user.unban", by: moderator, reason: reason) { user, db, _ in
+            guard user.banned else { throw MeetError.noChange }
+            try db.execute(sql: "UPDATE user SET banned = 0, banReason = NULL WHERE id = ?", arguments: [user.id])
+        }
+    }
+
+    /// Makes the user a moderator (`moderator`) or takes the role back (`user`).
+    public func setRole(_ reference: String, to role: ModeratedUser.Role, by moderator: Moderator) async throws -> ModeratedUser {
+        let action = role == .moderator ? "user.promote" : "user.demote"
+        return try await change(reference, action: action, by: moderator, reason: nil) { user, db, _ in
+            guard user.role != role else { throw MeetError.noChange }
+            guard user.id != moderator.userId else { throw MeetError.notOnYourself }
+            try db.execute(sql: "UPDATE user SET role = ? WHERE id = ?", arguments: [role.rawValue, user.id])
+        }
+    }
+
+    /// Whether `userId` may use the moderators' REST API.
+    public func isModerator(_ userId: String) async throws -> Bool {
+        try await database.pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT role = 'moderator' AND NOT banned FROM user WHERE id = ?", arguments: [userId]) ?? false
+        }
+    }
+
+    /// The audit log, newest first.
+    public func audit(limit: Int = 50, beforeId: Int64? = nil, targetId: String? = nil) async throws -> [AuditEntry] {
+        try await database.pool.read { db in try AuditLog.entries(limit: limit, beforeId: beforeId, targetId: targetId, in: db) }
+    }
+
+    /// Applies `apply` to the user in one transaction with its audit line, and answers the
+    /// user as they are after it.
+    private func change(
+        _ reference: String, action: String, by moderator: Moderator, reason: String?,
+        _ apply: @escaping @Sendable (ModeratedUser, Database, Date) throws -> Void
+    ) async throws -> ModeratedUser {
+        let time = now()
+        return try await database.pool.write { db in
+            let user = try Self.find(reference, in: db)
+            try apply(user, db, time)
+            try AuditLog.record(action, targetType: "user", targetId: user.id, by: moderator.name, reason: reason, in: db, at: time)
+            return try Self.find(user.id, in: db)
+        }
+    }
+
+    /// The user with this id or e-mail address.
+    static func find(_ reference: String, in db: Database) throws -> ModeratedUser {
+        let row = try Row.fetchOne(db, sql: "SELECT \(ModeratedUser.columns) FROM user WHERE id = ? OR email = ? LIMIT 1",
+                                   arguments: [reference, reference.lowercased()])
+        guard let row else { throw MeetError("user.notFound", status: 404) }
+        return ModeratedUser(row: row)
+    }
+}
+
+extension ChangeTopic {
+    /// A moderator banned a user (subject: the user id, detail: the reason): their live
+    /// sessions end.
+    public static let userBanned = ChangeTopic(rawValue: "user.banned")
+}
+
+extension MeetError {
+    /// The target is already in the state asked for (banned, confirmed, a moderator).
+    static let noChange = MeetError("moderation.noChange", status: 409)
+    /// A moderator may not ban or demote themselves.
+    static let notOnYourself = MeetError("moderation.notOnYourself", status: 409)
+}

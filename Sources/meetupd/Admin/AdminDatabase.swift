@@ -1,0 +1,121 @@
+import ArgumentParser
+import Foundation
+import MeetCore
+
+/// `meetupd admin db ...`: copies and checks of the SQLite file, safe while the server runs.
+struct AdminDatabase: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "db", abstract: "Back the database up or check it, while the server runs.",
+        subcommands: [Backup.self, Check.self])
+
+    struct Backup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy the database to PATH through SQLite's online backup API: consistent under writes.")
+        @Argument(help: "Where to write the copy; must not exist.") var path: String
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                try await admin.moderation().backup(to: path)
+                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+                try admin.print(["path": path, "bytes": String(size)], table: .fields(["path": path, "bytes": String(size)]))
+            }
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Run SQLite's integrity check; exit code 1 if it finds problems.")
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                let problems = try await admin.moderation().checkDatabase()
+                let ok = problems == ["ok"]
+                try admin.print(["ok": ok ? "true" : "false", "problems": ok ? "" : problems.joined(separator: "\n")],
+                                table: TextTable(columns: ["integrity"], rows: problems.map { [$0] }))
+                if !ok { throw AdminFailure("the database has \(problems.count) integrity problems") }
+            }
+        }
+    }
+}
+
+/// `meetupd admin stats`: how big and how busy the community is.
+struct AdminStats: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Users, meetings, reports, messages per day.")
+    @OptionGroup var admin: AdminOptions
+
+    func run() async throws {
+        try await admin.perform {
+            let stats = try await admin.moderation().stats()
+            var table = TextTable.fields([
+                "users": String(stats.users), "confirmed users": String(stats.confirmedUsers), "banned users": String(stats.bannedUsers),
+                "moderators": String(stats.moderators), "meetings": String(stats.meetings),
+                "upcoming meetings": String(stats.upcomingMeetings), "open reports": String(stats.openReports),
+            ])
+            table.rows += stats.messagesPerDay.map { ["messages \($0.day)", String($0.messages)] }
+            try admin.print(stats, table: table)
+        }
+    }
+}
+
+/// `meetupd admin audit list`: the moderators' actions, newest first.
+struct AdminAudit: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audit", abstract: "The audit log of moderator actions (never editable).", subcommands: [List.self])
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The newest lines of the audit log.")
+        @Option(help: "Only lines about this target (a user, meeting, message or report id).") var target: String?
+        @Option(help: "How many (1-1000).") var limit = 50
+        @OptionGroup var admin: AdminOptions
+
+        func validate() throws {
+            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
+        }
+
+        func run() async throws {
+            try await admin.perform {
+                let entries = try await admin.moderation().audit(limit: limit, targetId: target)
+                try admin.print(entries, table: TextTable(
+                    columns: ["id", "when", "actor", "action", "target", "reason"],
+                    rows: entries.map { [String($0.id), $0.createdAt.shown, $0.actor, $0.action, "\($0.targetType) \($0.targetId)", $0.reason ?? ""] }))
+            }
+        }
+    }
+}
+
+/// `meetupd admin notifications ...`: waits for the notifications outbox.
+struct AdminNotifications: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notifications", abstract: "Push delivery statistics and repairs (not available yet).",
+        subcommands: [Stats.self, RetryDead.self, Purge.self])
+
+    static let unavailable = AdminFailure("not available yet: the notifications dispatcher has not landed")
+
+    struct Stats: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Deliveries by state (not available yet).")
+        @OptionGroup var admin: AdminOptions
+        func run() async throws { throw AdminNotifications.unavailable }
+    }
+
+    struct RetryDead: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Retry dead deliveries (not available yet).")
+        @OptionGroup var admin: AdminOptions
+        func run() async throws { throw AdminNotifications.unavailable }
+    }
+
+    struct Purge: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Drop delivered notifications (not available yet).")
+        @OptionGroup var admin: AdminOptions
+        func run() async throws { throw AdminNotifications.unavailable }
+    }
+}
+
+/// `meetupd admin ...`: what moderators do from the server's terminal, on the same data
+/// directory as a running server, safely at the same time.
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Moderation from the terminal: users, meetings, the audit log, the database.",
+        discussion: "Every command takes --data-dir like serve, prints a table (or JSON with --json), and exits with 0 on success, 1 with a one-line reason when it cannot do what was asked, 64 on bad usage. Changes reach a running server within a second.",
+        subcommands: [AdminUsers.self, AdminMeetings.self, AdminAudit.self, AdminStats.self, AdminDatabase.self, AdminNotifications.self])
+}

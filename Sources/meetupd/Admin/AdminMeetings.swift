@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import MeetCore
+
+/// `meetupd admin meetings ...`: list, read and cancel any meeting, private ones included.
+struct AdminMeetings: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "meetings", abstract: "List, show and cancel meetings.", subcommands: [List.self, Show.self, Cancel.self])
+
+    static func table(_ meetings: [ModeratedMeeting]) -> TextTable {
+        TextTable(columns: ["id", "title", "organizer", "visibility", "status", "starts", "members"], rows: meetings.map {
+            [$0.id, $0.title, $0.organizerId, $0.visibility, $0.status, $0.startsAt.shown, String($0.memberCount)]
+        })
+    }
+
+    static func table(_ meeting: ModeratedMeeting) -> TextTable {
+        .fields([
+            "id": meeting.id, "title": meeting.title, "description": meeting.description, "organizer": meeting.organizerId,
+            "visibility": meeting.visibility, "status": meeting.status, "starts": meeting.startsAt.shown,
+            "members": String(meeting.memberCount), "created": meeting.createdAt.shown,
+        ])
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The newest meetings, cancelled ones with --all.")
+        @Option(help: "Only meetings whose title contains this text.") var search: String?
+        @Flag(help: "Cancelled meetings too.") var all = false
+        @Option(help: "How many (1-1000).") var limit = 50
+        @OptionGroup var admin: AdminOptions
+
+        func validate() throws {
+            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
+        }
+
+        func run() async throws {
+            try await admin.perform {
+                let meetings = try await admin.moderation().meetings(search: search, includeCancelled: all, limit: limit)
+                try admin.print(meetings, table: AdminMeetings.table(meetings))
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One meeting, private or not.")
+        @Argument(help: "The meeting's id.") var meeting: String
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                let found = try await admin.moderation().meeting(meeting)
+                try admin.print(found, table: AdminMeetings.table(found))
+            }
+        }
+    }
+
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Cancel a meeting as its organizer would: members are told, it leaves the feed at once.")
+        @Argument(help: "The meeting's id.") var meeting: String
+        @Option(help: "Why; kept in the audit log.") var reason: String
+        @OptionGroup var admin: AdminOptions
+
+        func validate() throws {
+            guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must not be empty.") }
+        }
+
+        func run() async throws {
+            try await admin.perform {
+                let cancelled = try await admin.moderation().cancelMeeting(meeting, reason: reason, by: admin.moderator)
+                try admin.print(cancelled, table: AdminMeetings.table(cancelled))
+            }
+        }
+    }
+}

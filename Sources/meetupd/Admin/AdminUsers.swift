@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import MeetCore
+
+/// `meetupd admin users ...`: find people and act on their accounts.
+struct AdminUsers: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "users", abstract: "Find users; confirm, ban, unban, promote or demote them.",
+        subcommands: [List.self, Search.self, Show.self, Confirm.self, Ban.self, Unban.self, Promote.self, Demote.self])
+
+    static func table(_ users: [ModeratedUser]) -> TextTable {
+        TextTable(columns: ["id", "email", "name", "role", "confirmed", "banned", "created"], rows: users.map {
+            [$0.id, $0.email, $0.displayName, $0.role.rawValue, $0.confirmed ? "yes" : "no", $0.banned ? "yes" : "no", $0.createdAt.shown]
+        })
+    }
+
+    static func table(_ user: ModeratedUser) -> TextTable {
+        .fields([
+            "id": user.id, "email": user.email, "name": user.displayName, "role": user.role.rawValue,
+            "confirmed": user.emailConfirmedAt?.shown ?? "no", "banned": user.banned ? "yes: \(user.banReason ?? "")" : "no",
+            "created": user.createdAt.shown,
+        ])
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The newest users.")
+        @Option(help: "How many (1-1000).") var limit = 50
+        @OptionGroup var admin: AdminOptions
+
+        func validate() throws {
+            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
+        }
+
+        func run() async throws {
+            try await admin.perform {
+                let users = try await admin.moderation().users(limit: limit)
+                try admin.print(users, table: AdminUsers.table(users))
+            }
+        }
+    }
+
+    struct Search: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Users whose e-mail or display name contains TEXT.")
+        @Argument(help: "Part of an e-mail address or a display name.") var text: String
+        @Option(help: "How many (1-1000).") var limit = 50
+        @OptionGroup var admin: AdminOptions
+
+        func validate() throws {
+            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
+            guard !text.isEmpty else { throw ValidationError("Give some text to search for.") }
+        }
+
+        func run() async throws {
+            try await admin.perform {
+                let users = try await admin.moderation().users(search: text, limit: limit)
+                try admin.print(users, table: AdminUsers.table(users))
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One user, with their sessions and moderation history.")
+        @Argument(help: "The user's id or e-mail address.") var user: String
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                let details = try await admin.moderation().user(user)
+                var table = AdminUsers.table(details.user)
+                table.rows.append(["sessions", String(details.activeSessions)])
+                table.rows += details.history.map { ["history", "\($0.createdAt.shown) \($0.action) by \($0.actor): \($0.reason ?? "")"] }
+                try admin.print(details, table: table)
+            }
+        }
+    }
+
+    struct Confirm: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Confirm a user's e-mail address, as the mailed link would.")
+        @Argument(help: "The user's id or e-mail address.") var user: String
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                let changed = try await admin.moderation().confirm(user, by: admin.moderator)
+                try admin.print(changed, table: AdminUsers.table(changed))
+            }
+        }
+    }
+
+    struct Ban: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ban a user: their tokens stop working and their live sessions close within a second.")
+        @Argument(help: "The user's id or e-mail address.") var user: String
+        @Option(help: "Why; kept in the audit log and shown to the user's closing sessions.") var reason: String
+        @OptionGroup var admin: AdminOptions
+
+        func validate() throws {
+            guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must not be empty.") }
+        }
+
+        func run() async throws {
+            try await admin.perform {
+                let changed = try await admin.moderation().ban(user, reason: reason, by: admin.moderator)
+                try admin.print(changed, table: AdminUsers.table(changed))
+            }
+        }
+    }
+
+    struct Unban: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Lift a ban; the user signs in again.")
+        @Argument(help: "The user's id or e-mail address.") var user: String
+        @Option(help: "Why; kept in the audit log.") var reason: String?
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                let changed = try await admin.moderation().unban(user, reason: reason, by: admin.moderator)
+                try admin.print(changed, table: AdminUsers.table(changed))
+            }
+        }
+    }
+
+    struct Promote: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Make a user a moderator (may use /api/v1/admin).")
+        @Argument(help: "The user's id or e-mail address.") var user: String
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                let changed = try await admin.moderation().setRole(user, to: .moderator, by: admin.moderator)
+                try admin.print(changed, table: AdminUsers.table(changed))
+            }
+        }
+    }
+
+    struct Demote: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Take a moderator's role back.")
+        @Argument(help: "The user's id or e-mail address.") var user: String
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                let changed = try await admin.moderation().setRole(user, to: .user, by: admin.moderator)
+                try admin.print(changed, table: AdminUsers.table(changed))
+            }
+        }
+    }
+}
+
