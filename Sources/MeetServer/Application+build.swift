@@ -23,6 +23,7 @@ public func buildApplication(
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
         services: [FeedLifecycle(meetings: services.meetings, logger: logger),
                    ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger)]
+            + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger)]
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
@@ -54,6 +55,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
     addDeviceRoutes(to: api, devices: DeviceService(database: database, now: configuration.now))
+    addNotificationRoutes(to: api, inbox: InboxService(database: database, now: configuration.now), localizer: localizer)
 
     routes.load(from: router)
     return router

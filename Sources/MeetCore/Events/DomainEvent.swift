@@ -38,6 +38,9 @@ public struct DomainEvent: Sendable, Equatable {
         try db.execute(
             sql: "INSERT INTO event (kind, payload, createdAt) VALUES (?, ?, ?)",
             arguments: [kind.rawValue, String(decoding: payload, as: UTF8.self), time.timeIntervalSince1970])
+        // The transactional outbox: the inbox entries and pushes the event makes are written
+        // in the same transaction, so they exist exactly when the change does.
+        try NotificationOutbox.enqueue(self, in: db, at: time)
     }
 
     private static let encoder: JSONEncoder = {

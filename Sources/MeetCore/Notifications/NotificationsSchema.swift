@@ -22,5 +22,40 @@ enum NotificationsSchema {
                 t.uniqueKey(["pushService", "token"])
             }
         },
+        Migration(name: "451 create notification and pushJob") { db in
+            // The inbox: one row per user told about something. `seq` orders it and pages it.
+            try db.create(table: "notification") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("id", .text).notNull().unique()
+                t.belongsTo("user", onDelete: .cascade).notNull()
+                t.column("kind", .text).notNull()
+                // The entity it is about (a meeting, a friend request) and where the app opens it.
+                t.column("subjectId", .text).notNull()
+                t.column("deeplink", .text).notNull()
+                // Pushes of one thread (a meeting, friend requests) are grouped and collapsed.
+                t.column("thread", .text).notNull()
+                // The named values of its localized title and body (actor, meeting title...).
+                t.column("arguments", .jsonText).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.column("readAt", .datetime)
+            }
+            try db.create(index: "notificationByUser", on: "notification", columns: ["userId", "seq"])
+            try db.create(index: "notificationUnread", on: "notification", columns: ["userId"], condition: Column("readAt") == nil)
+            // The push outbox: one delivery to one device, written with the notification.
+            try db.create(table: "pushJob") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("notificationId", .text).notNull().references("notification", column: "id", onDelete: .cascade)
+                t.belongsTo("device", onDelete: .cascade).notNull()
+                t.column("state", .text).notNull().check { PushJob.State.allCases.map(\.rawValue).contains($0) }
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                // Seconds since 1970: when the job may be tried (again).
+                t.column("dueAt", .double).notNull()
+                t.column("updatedAt", .double).notNull()
+                t.column("lastError", .text)
+            }
+            try db.create(index: "pushJobDue", on: "pushJob", columns: ["state", "dueAt"])
+            try db.create(index: "pushJobByNotification", on: "pushJob", columns: ["notificationId"])
+            try db.create(index: "pushJobByDevice", on: "pushJob", columns: ["deviceId"])
+        },
     ]
 }

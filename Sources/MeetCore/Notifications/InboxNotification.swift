@@ -1,0 +1,41 @@
+import Foundation
+import GRDB
+
+/// One entry of a user's inbox: something they were told about, which the app lists, opens
+/// through its deeplink and marks read. Its push deliveries are ``PushJob``s.
+public struct InboxNotification: Codable, Sendable, Equatable, FetchableRecord, MutablePersistableRecord {
+    /// Orders the inbox; the cursor of its pages.
+    public var seq: Int64?
+    /// The notification's id, carried by every push of it, so that the app can drop a repeat.
+    public var id: String
+    public var userId: String
+    /// The event it tells of (`invitation.sent`); the key of its localized text.
+    public var kind: String
+    /// The entity it is about: a meeting, a friend request, a conversation.
+    public var subjectId: String
+    /// Where the app opens it (`meetup://meetings/{id}`).
+    public var deeplink: String
+    /// Pushes of one thread are grouped on the phone (`thread-id`, collapse key).
+    public var thread: String
+    /// The named values of its localized title and body.
+    public var arguments: [String: String]
+    public var createdAt: Date
+    public var readAt: Date?
+
+    public static let databaseTableName = "notification"
+
+    public mutating func didInsert(_ inserted: InsertionSuccess) {
+        seq = inserted.rowID
+    }
+
+    /// The localization keys of its title and body: `notification.<kind>.title` / `.body`.
+    public var titleKey: String { "notification.\(kind).title" }
+    public var bodyKey: String { "notification.\(kind).body" }
+}
+
+/// Where a notification opens in the app.
+public enum Deeplink {
+    public static func meeting(_ id: String) -> String { "meetup://meetings/\(id)" }
+    public static func chat(_ id: String) -> String { "meetup://chat/\(id)" }
+    public static let friendRequests = "meetup://friends/requests"
+}

@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+
+/// The in-app inbox: every notification of a user, newest first, and what they have read.
+public struct InboxService: Sendable {
+    /// The most entries one page holds, and how many ids one read request may name.
+    public static let maximumLimit = 100
+    public static let maximumReadIds = 500
+
+    let database: AppDatabase
+    let now: @Sendable () -> Date
+
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.now = now
+    }
+
+    /// A page of `userId`'s inbox, newest first, starting after `cursor` (a previous page's
+    /// `nextCursor`); the cursor of the next page, nil on the last.
+    /// - Throws: 422 naming `cursor` when it is not one this service handed out.
+    public func page(of userId: String, cursor: String?, limit: Int) async throws -> (items: [InboxNotification], nextCursor: String?) {
+        var before = Int64.max
+        if let cursor {
+            guard let value = Int64(cursor), value > 0 else { throw MeetError.invalidField("cursor", "field.invalid") }
+            before = value
+        }
+        let items = try await database.pool.read { [before] db in
+            try InboxNotification.filter(Column("userId") == userId && Column("seq") < before)
+                .order(Column("seq").desc).limit(limit + 1).fetchAll(db)
+        }
+        let page = Array(items.prefix(limit))
+        return (page, items.count > limit ? page.last?.seq.map(String.init) : nil)
+    }
+
+    /// Marks `ids` of `userId`'s notifications read (others' ids are ignored), or all of
+    /// them when `ids` is nil; answers how many stay unread.
+    public func markRead(_ ids: [String]?, of userId: String) async throws -> Int {
+        try await database.pool.write { [now] db in
+            var unread = InboxNotification.filter(Column("userId") == userId && Column("readAt") == nil)
+            if let ids { unread = unread.filter(ids.contains(Column("id"))) }
+            try unread.updateAll(db, Column("readAt").set(to: now()))
+            return try Self.unreadCount(of: userId, db)
+        }
+    }
+
+    /// How many of `userId`'s notifications are unread: the badge on the app's icon.
+    public static func unreadCount(of userId: String, _ db: Database) throws -> Int {
+        try InboxNotification.filter(Column("userId") == userId && Column("readAt") == nil).fetchCount(db)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+
+/// Turns domain events into inbox entries and push jobs inside the transaction that records
+/// the event (``DomainEvent/record(in:at:)`` calls it): a notification exists exactly when
+/// the change it tells of was committed, and none is lost between the two.
+enum NotificationOutbox {
+    /// The entries `event` makes, written with one push job per enabled device of each
+    /// recipient; a withdrawn friend request takes back the notification of it.
+    static func enqueue(_ event: DomainEvent, in db: Database, at time: Date) throws {
+        if event.kind == .friendRequestCancelled {
+            let payload = try decoder.decode(FriendEventPayload.self, from: event.payload)
+            try InboxNotification
+                .filter(Column("kind") == DomainEvent.Kind.friendRequestSent.rawValue && Column("subjectId") == payload.requestId)
+                .deleteAll(db)
+            return
+        }
+        for var notification in try notifications(for: event, at: time, db) {
+            try notification.insert(db)
+            try enqueuePushes(of: notification, at: time.timeIntervalSince1970, db)
+        }
+    }
+
+    /// One push job per enabled device of the notification's user, due at `dueAt`.
+    static func enqueuePushes(of notification: InboxNotification, at dueAt: Double, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO pushJob (notificationId, deviceId, state, attempts, dueAt, updatedAt)
+            SELECT ?, id, 'pending', 0, ?, ? FROM device WHERE userId = ? AND disabledAt IS NULL
+            """, arguments: [notification.id, dueAt, dueAt, notification.userId])
+    }
+
+    /// Events that tell someone something; the rest (a meeting created, a member removed
+    /// in silence) make no notification.
+    static let meetingKinds: Set<DomainEvent.Kind> = [
+        .meetingEdited, .meetingCancelled, .meetingJoined, .meetingLeft, .invitationSent, .invitationAccepted,
+        .invitationDeclined,
+    ]
+    static let friendKinds: Set<DomainEvent.Kind> = [.friendRequestSent, .friendRequestAccepted]
+
+    private static func notifications(for event: DomainEvent, at time: Date, _ db: Database) throws -> [InboxNotification] {
+        let kind = event.kind.rawValue
+        if meetingKinds.contains(event.kind) {
+            let payload = try decoder.decode(MeetingEventPayload.self, from: event.payload)
+            let actor = try String.fetchOne(db, sql: "SELECT displayName FROM user WHERE id = ?", arguments: [payload.actorId]) ?? ""
+            return payload.recipients.map { recipient in
+                InboxNotification(
+                    id: RandomToken.id(), userId: recipient, kind: kind, subjectId: payload.meetingId,
+                    deeplink: Deeplink.meeting(payload.meetingId), thread: "meeting.\(payload.meetingId)",
+                    arguments: ["actor": actor, "title": payload.title], createdAt: time)
+            }
+        }
+        if friendKinds.contains(event.kind) {
+            let payload = try decoder.decode(FriendEventPayload.self, from: event.payload)
+            return payload.recipients.map { recipient in
+                InboxNotification(
+                    id: RandomToken.id(), userId: recipient, kind: kind, subjectId: payload.requestId,
+                    deeplink: Deeplink.friendRequests, thread: "friends", arguments: ["actor": payload.actorName],
+                    createdAt: time)
+            }
+        }
+        return []
+    }
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}

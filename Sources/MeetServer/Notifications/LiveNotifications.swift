@@ -1,0 +1,55 @@
+import Foundation
+import GRDB
+import Logging
+import MeetCore
+import NIOCore
+import ServiceLifecycle
+import Stomp
+
+/// Sends each new notification, once committed, to its user's connected sessions on
+/// `/user/queue/notifications`, in the user's language. Live delivery is a courtesy: what a
+/// session misses stays in the inbox (`GET /notifications`).
+struct LiveNotifications: Service {
+    static let destination = "/user/queue/notifications"
+
+    let database: AppDatabase
+    let localizer: Localizer
+    let broker: StompBroker
+    let logger: Logger
+
+    func run() async throws {
+        let wakeups = TableWakeups(table: "notification", in: database)
+        defer { wakeups.cancel() }
+        var last = try await database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM notification") ?? 0 }
+        for await _ in wakeups.stream.cancelOnGracefulShutdown() {
+            do {
+                last = try await send(after: last)
+            } catch {
+                logger.warning("live notifications not sent", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Sends the notifications after `seq`; answers the last one sent.
+    private func send(after seq: Int64) async throws -> Int64 {
+        // Decoded on the reader: rows themselves cannot leave it.
+        let fresh = try await database.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT notification.*, user.locale AS userLocale FROM notification JOIN user ON user.id = notification.userId
+                WHERE seq > ? ORDER BY seq
+                """, arguments: [seq]).map { row in (try InboxNotification(row: row), row["userLocale"] as String) }
+        }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        var last = seq
+        for (notification, locale) in fresh {
+            let language = localizer.language(acceptLanguage: locale)
+            let body = try encoder.encode(NotificationBody(notification, language: language, localizer: localizer))
+            broker.send(
+                toUser: notification.userId, destination: Self.destination, headers: ["content-type": "application/json"],
+                body: ByteBuffer(bytes: body))
+            last = notification.seq ?? last
+        }
+        return last
+    }
+}
