@@ -43,6 +43,7 @@ public final class StompBroker: Sendable {
     let logger: Logger
     let metrics = StompMetrics()
     private let registry = Mutex(StompSubscriptionRegistry())
+    let signedIn = Mutex(StompSignedInSessions())
     private let messageCounter = Atomic<Int>(0)
     private let sessionCounter = Atomic<Int>(0)
 

@@ -24,6 +24,7 @@ extension StompSession {
         phase = .connected(version, principal)
         decoder.version = version
         broker.metrics.sessions.increment()
+        broker.signedIn.withLock { $0.add(self, userID: principal.userID) }
         var headers: StompHeaders = ["version": version.rawValue, "session": id, "server": broker.configuration.serverName]
         if version != .v1_0 {
             let serverBeat = broker.configuration.heartBeat

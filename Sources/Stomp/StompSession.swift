@@ -196,7 +196,10 @@ final class StompSession: @unchecked Sendable {
 
     /// Leaves the broker: no more deliveries, frames or timers. Idempotent.
     private func stop() {
-        if case .connected = phase { broker.metrics.sessions.decrement() }
+        if case .connected(_, let principal) = phase {
+            broker.metrics.sessions.decrement()
+            broker.signedIn.withLock { $0.remove(self, userID: principal.userID) }
+        }
         phase = .closing
         heartBeat.cancel()
         for (id, subscription) in subscriptions {

@@ -32,6 +32,8 @@ public struct AccountService: Sendable {
     let throttle: LoginThrottle
     let lastUses = TokenLastUses(interval: lastUsedResolution)
     let now: @Sendable () -> Date
+    /// Told whenever sign-ins end (logout, password reset), so that open STOMP sessions close too.
+    public let liveSessions = LiveSessions()
 
     public init(
         database: AppDatabase,
@@ -161,6 +163,7 @@ public struct AccountService: Sendable {
         _ = try await database.pool.write { db in
             try AccessToken.deleteOne(db, key: authentication.tokenHash)
         }
+        liveSessions.end(userID: authentication.userID, tokenHash: authentication.tokenHash, reason: "signed out")
     }
 
     /// Mails a reset token if the address belongs to an account; says nothing either way.
@@ -183,7 +186,7 @@ public struct AccountService: Sendable {
             throw MeetError.invalidFields([problem])
         }
         let passwordHash = try await hasher.hash(newPassword)
-        try await database.pool.write { [now] db in
+        let userID = try await database.pool.write { [now] db in
             let accountToken = try Self.redeem(token, .resetPassword, at: now(), in: db)
             guard var user = try User.fetchOne(db, key: accountToken.userId) else { throw Self.invalidToken }
             user.passwordHash = passwordHash
@@ -195,7 +198,9 @@ public struct AccountService: Sendable {
                 .filter(Column("userId") == user.id && Column("purpose") == AccountToken.Purpose.resetPassword.rawValue)
                 .filter(Column("usedAt") == nil)
                 .updateAll(db, Column("usedAt").set(to: now()))
+            return user.id
         }
+        liveSessions.endAll(ofUser: userID, reason: "the password was reset")
     }
 
     /// The user with `id`.

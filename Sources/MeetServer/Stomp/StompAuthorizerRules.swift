@@ -45,9 +45,13 @@ struct StompAuthorizerRules: StompAuthorizer {
     }
 
     /// Ends the session: nothing it asks for can be granted any more.
-    static let sessionEnded = StompRefusal(
-        code: "auth.sessionEnded", message: "this session's sign-in has ended; connect again with a valid token",
-        endsSession: true)
+    static let sessionEnded = sessionEnded(because: "it is no longer valid")
+
+    /// Ends the session, saying why its sign-in ended (signed out, password reset, ...).
+    static func sessionEnded(because reason: String) -> StompRefusal {
+        StompRefusal(code: "auth.sessionEnded",
+                     message: "this session's sign-in has ended (\(reason)); connect again with a valid token", endsSession: true)
+    }
 
     /// Refuses anyone but the organizer and members. A meeting the user may not know about
     /// (private, or its organizer blocked) is refused exactly like one that does not exist.

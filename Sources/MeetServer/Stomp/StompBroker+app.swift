@@ -3,7 +3,8 @@ import MeetCore
 import Stomp
 
 /// The app's STOMP broker: sessions authenticate with REST bearer tokens; destinations are
-/// opened by ``StompAuthorizerRules`` (and the sandbox, when configured).
+/// opened by ``StompAuthorizerRules`` (and the sandbox, when configured). A sign-in that ends
+/// (``LiveSessions``) closes its sessions at once.
 func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) -> StompBroker {
     var stompLogger = logger
     stompLogger[metadataKey: "subsystem"] = "stomp"
@@ -12,6 +13,11 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
         authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
         application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase),
         logger: stompLogger)
+    services.accounts.liveSessions.onEnd { [weak broker] ending in
+        broker?.endSessions(ofUser: ending.userID, where: { principal in
+            ending.tokenHash == nil || principal.credential.map(RandomToken.hash) == ending.tokenHash
+        }, refusal: StompAuthorizerRules.sessionEnded(because: ending.reason))
+    }
     let linkBase = configuration.linkBase
     services.chat.onCommitted { [weak broker] messages in
         guard let broker else { return }

@@ -1,0 +1,35 @@
+import NIOCore
+
+/// The signed-in sessions of each user, so that the end of a sign-in (logout, password reset, a
+/// ban) can reach the connections it opened. Guarded by the broker's lock.
+struct StompSignedInSessions {
+    private var byUser: [String: [ObjectIdentifier: StompSession]] = [:]
+
+    mutating func add(_ session: StompSession, userID: String) {
+        byUser[userID, default: [:]][ObjectIdentifier(session)] = session
+    }
+
+    mutating func remove(_ session: StompSession, userID: String) {
+        byUser[userID]?[ObjectIdentifier(session)] = nil
+        if byUser[userID]?.isEmpty == true { byUser[userID] = nil }
+    }
+
+    func sessions(of userID: String) -> [StompSession] {
+        byUser[userID].map { Array($0.values) } ?? []
+    }
+}
+
+extension StompBroker {
+    /// Ends every signed-in session of `userID` whose principal `matches` (all of them by
+    /// default): each gets an ERROR with the refusal's `code` and `message`, then the close, on
+    /// its own event loop. Callable from any thread; returns at once.
+    public func endSessions(ofUser userID: String, where matches: @escaping @Sendable (StompPrincipal) -> Bool = { _ in true },
+                            refusal: StompRefusal) {
+        for session in signedIn.withLock({ $0.sessions(of: userID) }) {
+            session.eventLoop.execute {
+                guard case .connected(_, let principal) = session.phase, matches(principal) else { return }
+                session.fail(refusal, receiptID: nil)
+            }
+        }
+    }
+}
