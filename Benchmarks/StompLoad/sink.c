@@ -1,0 +1,172 @@
+/* `stompload sink`: a trivial STOMP-over-WebSocket "broker" that proves the generator's own
+ * ceiling. It answers the upgrade (a fixed Sec-WebSocket-Accept: the generator does not check
+ * it), CONNECT with CONNECTED and SUBSCRIBE with its RECEIPT, ignores SENDs, and from then on
+ * writes to each subscriber, whenever its socket takes more, a prebuilt 256 KiB run of
+ * 100-byte MESSAGE frames stamped with the current time. It does no per-message work beyond
+ * writing the stamps, so on its own core it outruns any generator: what the generator counts
+ * per second, with its core saturated, is the most it can receive. */
+#define _GNU_SOURCE
+#include "stompload.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <signal.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define SINK_INPUT 65536
+#define SINK_RUN (256 * 1024)
+
+typedef struct {
+    int fd;
+    int upgraded, streaming;
+    size_t run_sent;  /* bytes of the current run already written */
+    size_t in_size;
+    uint8_t in[SINK_INPUT];
+} sink_peer;
+
+static uint8_t run_bytes[SINK_RUN];
+static size_t run_size;
+static size_t stamp_offsets[SINK_RUN / 64];
+static int stamp_count;
+
+static void build_run(int size) {
+    char head[] = "MESSAGE\ndestination:/topic/sink\nmessage-id:1\nsubscription:0\ncontent-type:text/plain\n\n";
+    size_t stomp_size = strlen(head) + (size_t)size + 1;
+    while (run_size + stomp_size + 4 <= SINK_RUN) {
+        uint8_t *out = run_bytes + run_size;
+        size_t header = 2;
+        out[0] = 0x81;
+        if (stomp_size < 126) {
+            out[1] = (uint8_t)stomp_size;
+        } else {
+            out[1] = 126;
+            out[2] = (uint8_t)(stomp_size >> 8);
+            out[3] = (uint8_t)stomp_size;
+            header = 4;
+        }
+        memcpy(out + header, head, strlen(head));
+        stamp_offsets[stamp_count++] = run_size + header + strlen(head);
+        memset(out + header + strlen(head), 'x', (size_t)size);
+        out[header + stomp_size - 1] = '\0';
+        run_size += header + stomp_size;
+    }
+}
+
+static void send_text(sink_peer *p, const char *stomp, size_t size) {
+    uint8_t frame[512];
+    frame[0] = 0x81;
+    frame[1] = (uint8_t)size;
+    memcpy(frame + 2, stomp, size);
+    if (write(p->fd, frame, size + 2) < 0) return;
+}
+
+static void on_stomp(sink_peer *p, int epoll, char *frame, size_t size) {
+    if (size >= 7 && (memcmp(frame, "CONNECT", 7) == 0 || memcmp(frame, "STOMP", 5) == 0)) {
+        static const char connected[] = "CONNECTED\nversion:1.2\nheart-beat:0,0\n\n";
+        send_text(p, connected, sizeof connected); /* with its NUL */
+    } else if (size >= 9 && memcmp(frame, "SUBSCRIBE", 9) == 0) {
+        char *receipt = memmem(frame, size, "\nreceipt:", 9);
+        if (receipt) {
+            char answer[128];
+            int n = snprintf(answer, sizeof answer, "RECEIPT\nreceipt-id:%.*s\n\n", (int)strcspn(receipt + 9, "\n"), receipt + 9);
+            send_text(p, answer, (size_t)n + 1);
+        }
+        p->streaming = 1;
+        struct epoll_event event = { .events = EPOLLIN | EPOLLOUT, .data.ptr = p };
+        epoll_ctl(epoll, EPOLL_CTL_MOD, p->fd, &event);
+    }
+}
+
+static void on_input(sink_peer *p, int epoll) {
+    ssize_t n = read(p->fd, p->in + p->in_size, SINK_INPUT - p->in_size);
+    if (n <= 0) {
+        if (n < 0 && errno == EAGAIN) return;
+        close(p->fd);
+        free(p);
+        return;
+    }
+    p->in_size += (size_t)n;
+    size_t used = 0;
+    if (!p->upgraded) {
+        uint8_t *end = memmem(p->in, p->in_size, "\r\n\r\n", 4);
+        if (!end) return;
+        static const char answer[] = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                                     "Sec-WebSocket-Accept: c2luaw==\r\nSec-WebSocket-Protocol: v12.stomp\r\n\r\n";
+        if (write(p->fd, answer, sizeof answer - 1) < 0) return;
+        p->upgraded = 1;
+        used = (size_t)(end - p->in) + 4;
+    }
+    for (;;) {
+        ws_frame frame;
+        if (ws_parse_frame(p->in + used, p->in_size - used, &frame) != 1) break;
+        uint8_t *payload = p->in + used + frame.header;
+        for (uint64_t i = 0; frame.masked && i < frame.length; i++) payload[i] ^= frame.key[i & 3];
+        if (frame.opcode == 1 || frame.opcode == 2) on_stomp(p, epoll, (char *)payload, frame.length);
+        used += frame.header + frame.length;
+    }
+    memmove(p->in, p->in + used, p->in_size - used);
+    p->in_size -= used;
+}
+
+/* Writes the rest of the current run; a new run is stamped with the current time. The run
+ * is shared by all peers, so a peer part-way through it sees the newer stamps of a later
+ * run: harmless, since the sink's latencies measure nothing. */
+static void on_writable(sink_peer *p) {
+    if (p->run_sent == 0) {
+        char stamp[STAMP_SIZE];
+        stamp_write(stamp, now_ns());
+        for (int i = 0; i < stamp_count; i++) memcpy(run_bytes + stamp_offsets[i], stamp, STAMP_SIZE);
+    }
+    ssize_t n = write(p->fd, run_bytes + p->run_sent, run_size - p->run_sent);
+    if (n > 0) p->run_sent = (p->run_sent + (size_t)n) % run_size;
+}
+
+int sink_main(int argc, char **argv) {
+    int port = 0, size = 100;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--port") == 0) port = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--size") == 0) size = atoi(argv[i + 1]);
+    }
+    if (size < STAMP_SIZE || size > 4000) size = 100;
+    build_run(size);
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in address = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    address.sin_addr.s_addr = htonl(0x7F000001u);
+    if (bind(listener, (struct sockaddr *)&address, sizeof address) < 0 || listen(listener, 4096) < 0) {
+        perror("stompload sink");
+        return 1;
+    }
+    socklen_t length = sizeof address;
+    getsockname(listener, (struct sockaddr *)&address, &length);
+    printf("%d\n", ntohs(address.sin_port));
+    fflush(stdout);
+    signal(SIGPIPE, SIG_IGN);
+    int epoll = epoll_create1(0);
+    struct epoll_event event = { .events = EPOLLIN, .data.ptr = NULL };
+    epoll_ctl(epoll, EPOLL_CTL_ADD, listener, &event);
+    struct epoll_event events[256];
+    for (;;) {
+        int n = epoll_wait(epoll, events, 256, -1);
+        for (int i = 0; i < n; i++) {
+            sink_peer *p = events[i].data.ptr;
+            if (!p) {
+                int fd = accept4(listener, NULL, NULL, SOCK_NONBLOCK);
+                if (fd < 0) continue;
+                p = calloc(1, sizeof *p);
+                p->fd = fd;
+                struct epoll_event added = { .events = EPOLLIN, .data.ptr = p };
+                epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &added);
+                continue;
+            }
+            if (events[i].events & EPOLLOUT) on_writable(p);
+            if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_input(p, epoll);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+"""Signs users into a running meetupd the way an app does (register, confirm from the mail
+drop, log in) for Benchmarks/stomp-compare.sh and Benchmarks/chat-durable.sh; standard
+library only.
+
+    python3 Benchmarks/stomp_seed.py user BASE_URL DATA_DIR
+        prints one bearer token (every fan-out session may share it: the sandbox trusts CONNECT)
+    python3 Benchmarks/stomp_seed.py chat BASE_URL DATA_DIR ROOMS SENDERS OUT_FILE
+        creates ROOMS public meetings, each with SENDERS members (the organizer is the first),
+        and writes "meetingId<TAB>token" per sender to OUT_FILE, stompload's --tokens file
+"""
+import concurrent.futures
+import datetime
+import glob
+import json
+import os
+import re
+import sys
+import urllib.error
+import urllib.request
+import uuid
+
+PASSWORD = "load generator password"
+
+
+def request(base: str, method: str, path: str, body=None, token: str | None = None):
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method=method)
+    if data is not None:
+        req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            status, raw = resp.status, resp.read()
+    except urllib.error.HTTPError as err:
+        status, raw = err.code, err.read()
+    answer = json.loads(raw) if raw else None
+    if status >= 300:
+        raise SystemExit(f"{method} {path} answered {status}: {answer}")
+    return answer
+
+
+def mailed_token(data: str, email: str) -> str:
+    pattern = re.compile(r"meetup://auth/confirm\?token=(\S+)")
+    for path in glob.glob(os.path.join(data, "maildrop", "*.eml")):
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
+        if f"\r\nTo: {email}\r\n" in text:
+            match = pattern.search(text)
+            if match:
+                return match.group(1)
+    raise SystemExit(f"no confirmation mail to {email} in {data}/maildrop")
+
+
+def sign_in(base: str, data: str, n: int) -> dict:
+    """A new confirmed user with a bearer token: {"id", "token"}."""
+    email = f"load-{n}-{uuid.uuid4().hex[:8]}@example.org"
+    request(base, "POST", "/api/v1/auth/register", {"email": email, "password": PASSWORD, "displayName": f"Load {n}"})
+    request(base, "POST", "/api/v1/auth/confirm", {"token": mailed_token(data, email)})
+    login = request(base, "POST", "/api/v1/auth/login", {"email": email, "password": PASSWORD})
+    return {"id": login["user"]["id"], "token": login["accessToken"]}
+
+
+def sign_in_many(base: str, data: str, count: int) -> list[dict]:
+    # Password hashing dominates; a few at once keep both cores busy.
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        return list(pool.map(lambda n: sign_in(base, data, n), range(count)))
+
+
+def chat(base: str, data: str, rooms: int, senders: int, out: str) -> None:
+    users = sign_in_many(base, data, rooms * senders)
+    starts = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=7)).strftime("%Y-%m-%dT%H:00:00Z")
+    lines = []
+    for room in range(rooms):
+        members = users[room * senders:(room + 1) * senders]
+        meeting = request(base, "POST", "/api/v1/meetings", {
+            "title": f"Load room {room}", "description": "stompload chat benchmark", "visibility": "public",
+            "startsAt": starts, "place": {"lat": 50.45, "lon": 30.52}, "activityIds": []}, members[0]["token"])
+        for member in members[1:]:
+            request(base, "POST", f"/api/v1/meetings/{meeting['id']}/join", token=member["token"])
+        lines += [f"{meeting['id']}\t{member['token']}\n" for member in members]
+    with open(out, "w") as f:
+        f.writelines(lines)
+    print(f"{rooms} rooms x {senders} senders written to {out}")
+
+
+def main(argv: list[str]) -> None:
+    if len(argv) == 3 and argv[0] == "user":
+        print(sign_in(argv[1], argv[2], 0)["token"])
+    elif len(argv) == 6 and argv[0] == "chat":
+        chat(argv[1], argv[2], int(argv[3]), int(argv[4]), argv[5])
+    else:
+        raise SystemExit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

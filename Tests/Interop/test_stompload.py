@@ -1,0 +1,72 @@
+"""The STOMP load generator (Benchmarks/StompLoad, C): its pure parts' unit tests, and short
+runs against its trivial sink and against the real server, so that the benchmark tool the
+performance figures rest on keeps counting right."""
+import json
+import os
+import subprocess
+
+import pytest
+
+SOURCE = os.path.join(os.path.dirname(__file__), "..", "..", "Benchmarks", "StompLoad")
+
+
+@pytest.fixture(scope="module")
+def stompload(tmp_path_factory):
+    out = tmp_path_factory.mktemp("stompload")
+    subprocess.run([os.path.join(SOURCE, "build.sh"), str(out)], check=True, capture_output=True, timeout=120)
+    return str(out / "stompload")
+
+
+def run_json(binary: str, tmp_path, *arguments: str) -> dict:
+    result = tmp_path / "result.json"
+    completed = subprocess.run([binary, *arguments, "--quiet", "--json", str(result)],
+                               capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    return json.loads(result.read_text())
+
+
+def test_pure_parts(tmp_path):
+    binary = tmp_path / "units"
+    subprocess.run(["gcc", "-O1", "-Wall", "-Wextra", "-Werror", "-std=gnu11", "-o", str(binary),
+                    *(os.path.join(SOURCE, name) for name in ("units.c", "wire.c", "histogram.c"))],
+                   check=True, timeout=60)
+    completed = subprocess.run([str(binary)], capture_output=True, text=True, timeout=30)
+    assert completed.returncode == 0, completed.stderr
+    assert "all checks passed" in completed.stdout
+
+
+def test_counts_what_the_sink_streams(stompload, tmp_path):
+    sink = subprocess.Popen([stompload, "sink"], stdout=subprocess.PIPE, text=True)
+    try:
+        port = sink.stdout.readline().strip()
+        report = run_json(stompload, tmp_path, "--url", f"ws://127.0.0.1:{port}/ws", "--subscribers", "4",
+                          "--publishers", "0", "--duration", "0.5", "--warmup", "0.2", "--drain", "0")
+    finally:
+        sink.kill()
+        sink.wait()
+    assert report["sessions_ready"] == 4 and report["errors"] == 0
+    assert report["delivered_in_window"] > 1000
+    assert report["latency_samples"] > 0
+
+
+def test_fan_out_through_meetupd(stompload, tmp_path, meetupd):
+    server = meetupd("--stomp-sandbox")
+    token = server.register_user()["token"]
+    report = run_json(stompload, tmp_path, "--url", server.ws, "--passcode", token, "--rooms", "2",
+                      "--subscribers", "3", "--publishers", "1", "--rate", "600", "--duration", "1",
+                      "--warmup", "0.3", "--drain", "10", "--broker-pid", str(server.proc.pid))
+    assert report["sessions_ready"] == 8 and report["errors"] == 0 and report["failed_connects"] == 0
+    # 600 deliveries/s over 3 subscribers per room: 200 publishes/s, each reaching 3 sessions.
+    assert report["published_in_window"] == pytest.approx(200, abs=2)
+    assert report["lost_pct"] == 0
+    assert report["latency_samples"] == report["published_in_window"] * 3
+    assert report["broker_rss_kib"] > 0
+
+
+def test_a_bad_token_is_a_failed_connect(stompload, tmp_path, meetupd):
+    server = meetupd("--stomp-sandbox")
+    completed = subprocess.run([stompload, "--url", server.ws, "--passcode", "not-a-token", "--subscribers", "1",
+                                "--publishers", "0", "--duration", "0.2", "--warmup", "0", "--drain", "0",
+                                "--connect-timeout", "10"], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 1
+    assert "ERROR" in completed.stderr
