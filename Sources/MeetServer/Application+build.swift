@@ -54,6 +54,8 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addFriendRoutes(to: api, friends: FriendService(database: database))
     addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
+    addReportRoutes(to: api, reports: ReportService(database: database, now: configuration.now))
+    addAdminRoutes(to: api, moderation: ModerationService(database: database, now: configuration.now))
     addDeviceRoutes(to: api, devices: DeviceService(database: database, now: configuration.now))
     addNotificationRoutes(to: api, inbox: InboxService(database: database, now: configuration.now), localizer: localizer)
 

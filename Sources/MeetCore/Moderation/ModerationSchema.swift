@@ -28,5 +28,27 @@ enum ModerationSchema {
                 END;
                 """)
         },
+        Migration(name: "502 reports") { db in
+            try db.execute(sql: """
+                CREATE TABLE report (
+                    id TEXT PRIMARY KEY,
+                    reporterId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    targetType TEXT NOT NULL CHECK (targetType IN ('user', 'meeting', 'message')),
+                    targetId TEXT NOT NULL,
+                    reason TEXT NOT NULL,
+                    details TEXT,
+                    status TEXT NOT NULL DEFAULT 'open' CHECK (status IN ('open', 'resolved')),
+                    resolution TEXT CHECK (resolution IN ('dismiss', 'warn', 'redact', 'ban')),
+                    resolvedBy TEXT,
+                    resolvedAt REAL,
+                    createdAt REAL NOT NULL
+                );
+                -- One open report per reporter and target, enforced where concurrent posts meet.
+                CREATE UNIQUE INDEX report_openOnce ON report(reporterId, targetType, targetId) WHERE status = 'open';
+                CREATE INDEX report_reporter ON report(reporterId, createdAt);
+                CREATE INDEX report_target ON report(targetType, targetId);
+                CREATE INDEX report_open ON report(createdAt) WHERE status = 'open';
+                """)
+        },
     ]
 }

@@ -39,7 +39,7 @@ extension ModerationService {
                 moderators: try count("SELECT count(*) FROM user WHERE role = 'moderator'"),
                 meetings: try count("SELECT count(*) FROM meeting"),
                 upcomingMeetings: try count("SELECT count(*) FROM meeting WHERE cancelledAt IS NULL AND startsAt >= ?", [time]),
-                openReports: try Self.openReports(in: db),
+                openReports: try count("SELECT count(*) FROM report WHERE status = 'open'"),
                 messagesPerDay: days)
         }
     }
@@ -60,11 +60,6 @@ extension ModerationService {
         try destination.close()
     }
 
-    /// Open reports, 0 until the reports table exists.
-    static func openReports(in db: Database) throws -> Int {
-        guard try db.tableExists("report") else { return 0 }
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM report WHERE status = 'open'") ?? 0
-    }
 }
 
 extension MeetError {

@@ -49,12 +49,17 @@ public struct ModerationService: Sendable {
     /// the change log), login is refused.
     public func ban(_ reference: String, reason: String, by moderator: Moderator) async throws -> ModeratedUser {
         try await change(reference, action: "user.ban", by: moderator, reason: reason) { user, db, time in
-            guard !user.banned else { throw MeetError.noChange }
-            guard user.id != moderator.userId else { throw MeetError.notOnYourself }
-            try db.execute(sql: "UPDATE user SET banned = 1, banReason = ? WHERE id = ?", arguments: [reason, user.id])
-            try db.execute(sql: "DELETE FROM accessToken WHERE userId = ?", arguments: [user.id])
-            try ChangeLog.record(.userBanned, subject: user.id, detail: reason, in: db, at: time)
+            try Self.ban(user, reason: reason, by: moderator, in: db, at: time)
         }
+    }
+
+    /// Bans `user` in `db`'s transaction (the caller writes the audit line).
+    static func ban(_ user: ModeratedUser, reason: String, by moderator: Moderator, in db: Database, at time: Date) throws {
+        guard !user.banned else { throw MeetError.noChange }
+        guard user.id != moderator.userId else { throw MeetError.notOnYourself }
+        try db.execute(sql: "UPDATE user SET banned = 1, banReason = ? WHERE id = ?", arguments: [reason, user.id])
+        try db.execute(sql: "DELETE FROM accessToken WHERE userId = ?", arguments: [user.id])
+        try ChangeLog.record(.userBanned, subject: user.id, detail: reason, in: db, at: time)
     }
 
     /// Lifts a ban; the user signs in again.

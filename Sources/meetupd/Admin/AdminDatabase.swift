@@ -66,16 +66,12 @@ struct AdminAudit: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The newest lines of the audit log.")
         @Option(help: "Only lines about this target (a user, meeting, message or report id).") var target: String?
-        @Option(help: "How many (1-1000).") var limit = 50
+        @OptionGroup var limit: LimitOption
         @OptionGroup var admin: AdminOptions
-
-        func validate() throws {
-            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
-        }
 
         func run() async throws {
             try await admin.perform {
-                let entries = try await admin.moderation().audit(limit: limit, targetId: target)
+                let entries = try await admin.moderation().audit(limit: limit.limit, targetId: target)
                 try admin.print(entries, table: TextTable(
                     columns: ["id", "when", "actor", "action", "target", "reason"],
                     rows: entries.map { [String($0.id), $0.createdAt.shown, $0.actor, $0.action, "\($0.targetType) \($0.targetId)", $0.reason ?? ""] }))
@@ -109,13 +105,4 @@ struct AdminNotifications: AsyncParsableCommand {
         @OptionGroup var admin: AdminOptions
         func run() async throws { throw AdminNotifications.unavailable }
     }
-}
-
-/// `meetupd admin ...`: what moderators do from the server's terminal, on the same data
-/// directory as a running server, safely at the same time.
-struct Admin: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Moderation from the terminal: users, meetings, the audit log, the database.",
-        discussion: "Every command takes --data-dir like serve, prints a table (or JSON with --json), and exits with 0 on success, 1 with a one-line reason when it cannot do what was asked, 64 on bad usage. Changes reach a running server within a second.",
-        subcommands: [AdminUsers.self, AdminMeetings.self, AdminAudit.self, AdminStats.self, AdminDatabase.self, AdminNotifications.self])
 }

@@ -25,16 +25,12 @@ struct AdminMeetings: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The newest meetings, cancelled ones with --all.")
         @Option(help: "Only meetings whose title contains this text.") var search: String?
         @Flag(help: "Cancelled meetings too.") var all = false
-        @Option(help: "How many (1-1000).") var limit = 50
+        @OptionGroup var limit: LimitOption
         @OptionGroup var admin: AdminOptions
-
-        func validate() throws {
-            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
-        }
 
         func run() async throws {
             try await admin.perform {
-                let meetings = try await admin.moderation().meetings(search: search, includeCancelled: all, limit: limit)
+                let meetings = try await admin.moderation().meetings(search: search, includeCancelled: all, limit: limit.limit)
                 try admin.print(meetings, table: AdminMeetings.table(meetings))
             }
         }

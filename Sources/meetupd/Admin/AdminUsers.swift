@@ -24,16 +24,12 @@ struct AdminUsers: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The newest users.")
-        @Option(help: "How many (1-1000).") var limit = 50
+        @OptionGroup var limit: LimitOption
         @OptionGroup var admin: AdminOptions
-
-        func validate() throws {
-            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
-        }
 
         func run() async throws {
             try await admin.perform {
-                let users = try await admin.moderation().users(limit: limit)
+                let users = try await admin.moderation().users(limit: limit.limit)
                 try admin.print(users, table: AdminUsers.table(users))
             }
         }
@@ -42,17 +38,16 @@ struct AdminUsers: AsyncParsableCommand {
     struct Search: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Users whose e-mail or display name contains TEXT.")
         @Argument(help: "Part of an e-mail address or a display name.") var text: String
-        @Option(help: "How many (1-1000).") var limit = 50
+        @OptionGroup var limit: LimitOption
         @OptionGroup var admin: AdminOptions
 
         func validate() throws {
-            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
             guard !text.isEmpty else { throw ValidationError("Give some text to search for.") }
         }
 
         func run() async throws {
             try await admin.perform {
-                let users = try await admin.moderation().users(search: text, limit: limit)
+                let users = try await admin.moderation().users(search: text, limit: limit.limit)
                 try admin.print(users, table: AdminUsers.table(users))
             }
         }

@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+
+extension ModerationService {
+    /// Reports, newest first; only open ones when asked.
+    public func reports(openOnly: Bool = false, limit: Int = 50) async throws -> [Report] {
+        try await database.pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Report.columns) FROM report WHERE NOT ? OR status = 'open' ORDER BY createdAt DESC, id LIMIT ?
+                """, arguments: [openOnly, limit]).map(Report.init(row:))
+        }
+    }
+
+    /// One report.
+    public func report(_ id: String) async throws -> Report {
+        try await database.pool.read { db in try ReportService.find(id, in: db) }
+    }
+
+    /// Closes the report — and every other open report of the same target, one decision for
+    /// all — with `action`: `ban` bans the responsible user (the user reported, the message's
+    /// sender, the meeting's organizer) in the same transaction.
+    public func resolve(_ id: String, action: Report.Resolution, note: String?, by moderator: Moderator) async throws -> Report {
+        let time = now()
+        return try await database.pool.write { db in
+            let report = try ReportService.find(id, in: db)
+            guard report.status == "open" else { throw MeetError("report.resolved", status: 409) }
+            switch action {
+            case .dismiss, .warn:
+                break
+            case .redact:
+                // Redaction belongs to chat (issue 10); until it lands a report cannot redact.
+                throw MeetError("report.actionUnavailable", status: 409)
+            case .ban:
+                let culprit = try Self.responsibleUser(of: report, in: db)
+                let reason = note ?? report.reason
+                try Self.ban(try Self.find(culprit, in: db), reason: reason, by: moderator, in: db, at: time)
+                try AuditLog.record("user.ban", targetType: "user", targetId: culprit, by: moderator.name, reason: reason,
+                                    detail: "report \(report.id)", in: db, at: time)
+            }
+            try db.execute(sql: """
+                UPDATE report SET status = 'resolved', resolution = ?, resolvedBy = ?, resolvedAt = ?
+                WHERE status = 'open' AND targetType = ? AND targetId = ?
+                """, arguments: [action.rawValue, moderator.name, time.timeIntervalSince1970, report.targetType.rawValue, report.targetId])
+            try AuditLog.record("report.resolve", targetType: "report", targetId: report.id, by: moderator.name, reason: note,
+                                detail: action.rawValue, in: db, at: time)
+            return try ReportService.find(id, in: db)
+        }
+    }
+
+    /// Whom a ban for this report falls on.
+    private static func responsibleUser(of report: Report, in db: Database) throws -> String {
+        let sql = switch report.targetType {
+        case .user: "SELECT id FROM user WHERE id = ?"
+        case .message: "SELECT senderId FROM chatMessage WHERE id = ?"
+        case .meeting: "SELECT organizerId FROM meeting WHERE id = ?"
+        }
+        guard let userId = try String.fetchOne(db, sql: sql, arguments: [report.targetId]) else {
+            throw MeetError("user.notFound", status: 404)
+        }
+        return userId
+    }
+}

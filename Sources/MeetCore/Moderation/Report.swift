@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+
+/// A user's report of abuse: a user, a meeting or a chat message, and why.
+public struct Report: Codable, Sendable, Equatable {
+    /// What a report is about.
+    public enum TargetType: String, Codable, Sendable, CaseIterable {
+        case user, meeting, message
+    }
+
+    /// How a moderator closed a report.
+    public enum Resolution: String, Codable, Sendable, CaseIterable {
+        /// Nothing wrong.
+        case dismiss
+        /// Wrong, but a warning (recorded) is enough.
+        case warn
+        /// The reported message is redacted.
+        case redact
+        /// The responsible user (the user reported, the message's sender, the meeting's
+        /// organizer) is banned.
+        case ban
+    }
+
+    public var id: String
+    public var reporterId: String
+    public var targetType: TargetType
+    public var targetId: String
+    public var reason: String
+    public var details: String?
+    /// `open` or `resolved`.
+    public var status: String
+    public var resolution: Resolution?
+    public var resolvedAt: Date?
+    public var createdAt: Date
+
+    static let columns = "id, reporterId, targetType, targetId, reason, details, status, resolution, resolvedAt, createdAt"
+
+    init(row: Row) {
+        id = row["id"]
+        reporterId = row["reporterId"]
+        targetType = TargetType(rawValue: row["targetType"]) ?? .user
+        targetId = row["targetId"]
+        reason = row["reason"]
+        details = row["details"]
+        status = row["status"]
+        resolution = (row["resolution"] as String?).flatMap(Resolution.init(rawValue:))
+        resolvedAt = (row["resolvedAt"] as Double?).map(Date.init(timeIntervalSince1970:))
+        createdAt = Date(timeIntervalSince1970: row["createdAt"])
+    }
+}
+
+/// What a user sends to report something.
+public struct ReportDraft: Sendable {
+    public var targetType: String
+    public var targetId: String
+    public var reason: String
+    public var details: String?
+
+    public init(targetType: String, targetId: String, reason: String, details: String?) {
+        self.targetType = targetType
+        self.targetId = targetId
+        self.reason = reason
+        self.details = details
+    }
+}
+
+/// Reports from users' side: filing one and reading one's own.
+public struct ReportService: Sendable {
+    /// The longest `reason` and `details` accepted, in characters.
+    public static let maxReason = 200
+    public static let maxDetails = 2000
+
+    let database: AppDatabase
+    let now: @Sendable () -> Date
+
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.now = now
+    }
+
+    /// Files a report; `report.targetNotFound` for what the reporter cannot see,
+    /// `report.alreadyOpen` while their earlier report of the same target is open.
+    public func file(_ draft: ReportDraft, by reporterId: String) async throws -> Report {
+        let targetType = try Self.check(draft)
+        let time = now()
+        return try await database.pool.write { db in
+            try Self.requireVisible(targetType, draft.targetId, to: reporterId, in: db)
+            let id = RandomToken.id()
+            do {
+                try db.execute(sql: """
+                    INSERT INTO report (id, reporterId, targetType, targetId, reason, details, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [id, reporterId, targetType.rawValue, draft.targetId, draft.reason, draft.details,
+                                     time.timeIntervalSince1970])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw MeetError("report.alreadyOpen", status: 409)
+            }
+            return try Self.find(id, in: db)
+        }
+    }
+
+    /// The reporter's own reports, newest first.
+    public func reports(by reporterId: String, limit: Int = 100) async throws -> [Report] {
+        try await database.pool.read { db in
+            try Row.fetchAll(db, sql: "SELECT \(Report.columns) FROM report WHERE reporterId = ? ORDER BY createdAt DESC, id LIMIT ?",
+                             arguments: [reporterId, limit]).map(Report.init(row:))
+        }
+    }
+
+    private static func check(_ draft: ReportDraft) throws -> Report.TargetType {
+        var problems: [MeetError.FieldProblem] = []
+        let targetType = Report.TargetType(rawValue: draft.targetType)
+        if targetType == nil { problems.append(.init(field: "targetType", code: "field.invalid")) }
+        if draft.targetId.isEmpty || draft.targetId.count > 100 { problems.append(.init(field: "targetId", code: "field.invalid")) }
+        let reason = draft.reason.trimmingCharacters(in: .whitespacesAndNewlines)
+        if reason.isEmpty { problems.append(.init(field: "reason", code: "field.required")) }
+        if draft.reason.count > maxReason {
+            problems.append(.init(field: "reason", code: "field.tooLong", arguments: ["maxLength": String(maxReason)]))
+        }
+        if (draft.details?.count ?? 0) > maxDetails {
+            problems.append(.init(field: "details", code: "field.tooLong", arguments: ["maxLength": String(maxDetails)]))
+        }
+        guard problems.isEmpty, let targetType else { throw MeetError.invalidFields(problems) }
+        return targetType
+    }
+
+    /// Refuses, as if it did not exist, a target the reporter may not see: a hidden or
+    /// blocked user (or themselves), a private meeting they have no part in, a message of a
+    /// room they are not in.
+    private static func requireVisible(_ type: Report.TargetType, _ id: String, to reporterId: String, in db: Database) throws {
+        let notFound = MeetError("report.targetNotFound", status: 404)
+        switch type {
+        case .user:
+            let visible = try SQLRequest<Bool>(literal: """
+                SELECT EXISTS (SELECT 1 FROM user WHERE id = \(id) AND id <> \(reporterId) AND \(UserVisibility.visible(to: reporterId)))
+                """).fetchOne(db) ?? false
+            guard visible else { throw notFound }
+        case .meeting:
+            do { _ = try MeetingRecord.visible(id, to: reporterId, in: db) } catch let error as MeetError where error.status == 404 {
+                throw notFound
+            }
+        case .message:
+            guard let meetingId = try String.fetchOne(db, sql: """
+                SELECT chatRoom.meetingId FROM chatMessage JOIN chatRoom ON chatRoom.id = chatMessage.roomId WHERE chatMessage.id = ?
+                """, arguments: [id]) else { throw notFound }
+            do {
+                let role = try MeetingAccess.role(of: reporterId, inMeeting: meetingId, in: db)
+                guard role == .organizer || role == .member else { throw notFound }
+            } catch let error as MeetError where error.status == 404 {
+                throw notFound
+            }
+        }
+    }
+
+    static func find(_ id: String, in db: Database) throws -> Report {
+        guard let row = try Row.fetchOne(db, sql: "SELECT \(Report.columns) FROM report WHERE id = ?", arguments: [id]) else {
+            throw MeetError("report.notFound", status: 404)
+        }
+        return Report(row: row)
+    }
+}

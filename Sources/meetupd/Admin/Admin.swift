@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `meetupd admin ...`: what moderators do from the server's terminal, on the same data
+/// directory as a running server, safely at the same time.
+struct Admin: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Moderation from the terminal: users, meetings, the audit log, the database.",
+        discussion: "Every command takes --data-dir like serve, prints a table (or JSON with --json), and exits with 0 on success, 1 with a one-line reason when it cannot do what was asked, 64 on bad usage. Changes reach a running server within a second.",
+        subcommands: [AdminUsers.self, AdminMeetings.self, AdminAudit.self, AdminStats.self, AdminDatabase.self, AdminNotifications.self, AdminReports.self])
+}
