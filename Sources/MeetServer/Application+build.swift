@@ -23,7 +23,8 @@ public func buildApplication(
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
         services: [FeedLifecycle(meetings: services.meetings, logger: logger),
                    ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger)]
-            + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger)]
+            + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
+               try makePushDispatcher(configuration, services: services, logger: logger)]
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger

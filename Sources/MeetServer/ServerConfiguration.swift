@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     /// after it.
     public var chatBurst = 10
     public var chatMessagesPerSecond = 1.0
+    /// How pushes are built, delivered and retried.
+    public var push = PushSettings()
 
     public init(
         host: String = "127.0.0.1",
@@ -55,6 +57,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     var maildropPath: String { dataDirectory + "/maildrop" }
+    var pushdropPath: String { dataDirectory + "/pushdrop" }
 
     /// The base of every public link: ``publicBaseURL``, else the address listened on.
     var linkBase: String { publicBaseURL ?? "http://\(host):\(port)" }

@@ -30,6 +30,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var places: GeocoderOptions
 
+    @OptionGroup var push: PushOptions
+
     /// Bad settings are refused before anything starts, with this command's usage.
     func validate() throws {
         _ = try resolvedConfiguration()
@@ -69,6 +71,7 @@ struct Serve: AsyncParsableCommand {
         configuration.dataDirectory = common.resolvedDataDirectory()
         configuration.logLevel = try common.resolvedLogLevel()
         configuration.geocoder = try places.resolved()
+        configuration.push = try push.resolved()
         return configuration
     }
 

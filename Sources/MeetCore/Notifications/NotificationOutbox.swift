@@ -32,8 +32,8 @@ enum NotificationOutbox {
     /// Events that tell someone something; the rest (a meeting created, a member removed
     /// in silence) make no notification.
     static let meetingKinds: Set<DomainEvent.Kind> = [
-        .meetingEdited, .meetingCancelled, .meetingJoined, .meetingLeft, .invitationSent, .invitationAccepted,
-        .invitationDeclined,
+        .meetingEdited, .meetingCancelled, .meetingJoined, .meetingLeft, .meetingMemberRemoved, .invitationSent,
+        .invitationAccepted, .invitationDeclined,
     ]
     static let friendKinds: Set<DomainEvent.Kind> = [.friendRequestSent, .friendRequestAccepted]
 

@@ -21,12 +21,19 @@ struct LiveNotifications: Service {
         let wakeups = TableWakeups(table: "notification", in: database)
         defer { wakeups.cancel() }
         var last = try await database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM notification") ?? 0 }
-        for await _ in wakeups.stream.cancelOnGracefulShutdown() {
-            do {
-                last = try await send(after: last)
-            } catch {
-                logger.warning("live notifications not sent", metadata: ["error": "\(error)"])
+        let stopping = StopFlag()
+        await withGracefulShutdownHandler {
+            while !stopping.isSet {
+                await wakeups.wait(upTo: .seconds(5))
+                do {
+                    last = try await send(after: last)
+                } catch {
+                    logger.warning("live notifications not sent", metadata: ["error": "\(error)"])
+                }
             }
+        } onGracefulShutdown: {
+            stopping.set()
+            wakeups.ring()
         }
     }
 

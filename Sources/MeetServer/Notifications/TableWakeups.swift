@@ -1,21 +1,66 @@
 import GRDB
 import MeetCore
+import Synchronization
 
-/// Wakes a worker after each committed change of a table, without doing anything on the
-/// writer's queue: changes arriving while the worker is busy fold into one wake-up.
-struct TableWakeups: Sendable {
-    let stream: AsyncStream<Void>
-    private let cancellable: AnyDatabaseCancellable
+/// Wakes a worker after committed changes of a table, doing nothing on the writer's queue
+/// but a flag: changes arriving while the worker is busy fold into one wake-up.
+final class TableWakeups: Sendable {
+    private struct State {
+        var rung = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Mutex(State())
+    private let observation = Mutex<AnyDatabaseCancellable?>(nil)
 
     init(table: String, in database: AppDatabase) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        self.stream = stream
-        cancellable = DatabaseRegionObservation(tracking: Table(table))
-            .start(in: database.pool, onError: { _ in continuation.finish() }, onChange: { _ in continuation.yield() })
+        let cancellable = DatabaseRegionObservation(tracking: Table(table))
+            .start(in: database.pool, onError: { [weak self] _ in self?.ring() }, onChange: { [weak self] _ in self?.ring() })
+        observation.withLock { $0 = cancellable }
+    }
+
+    /// Wakes the waiting worker, or the next one to wait.
+    func ring() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.rung = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns after the next change (at once if one came since the last wait), or after
+    /// `timeout`, whichever is first. One worker waits at a time.
+    func wait(upTo timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                // Cancelled when a change came first: then it must not ring.
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                self.ring()
+            }
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let now = self.state.withLock { state -> Bool in
+                        if state.rung {
+                            state.rung = false
+                            return true
+                        }
+                        state.waiter = continuation
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Stops observing.
     func cancel() {
-        cancellable.cancel()
+        observation.withLock { $0?.cancel() }
     }
 }

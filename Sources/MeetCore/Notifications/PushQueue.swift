@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+
+/// The push outbox as the dispatcher sees it: claims due jobs in batches, and records what
+/// became of each. Every step is one transaction, so a crash at any point leaves each job
+/// either still to do or done, never half-recorded.
+public struct PushQueue: Sendable {
+    let database: AppDatabase
+    let retry: PushRetryPolicy
+    let now: @Sendable () -> Date
+
+    public init(database: AppDatabase, retry: PushRetryPolicy = PushRetryPolicy(), now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.retry = retry
+        self.now = now
+    }
+
+    /// Puts back the jobs a crash left claimed (`sending`): their pushes may or may not have
+    /// left, so they go again, and the app drops a repeat by its notification id. Call it
+    /// once, before the first claim. Answers how many there were.
+    @discardableResult
+    public func requeueInterrupted() async throws -> Int {
+        try await database.pool.write { [now] db in
+            try PushJob.filter(Column("state") == PushJob.State.sending.rawValue)
+                .updateAll(db, Column("state").set(to: PushJob.State.pending.rawValue), Column("updatedAt").set(to: now().timeIntervalSince1970))
+        }
+    }
+
+    /// Claims up to `limit` due jobs, oldest due first, and counts the attempt; each comes
+    /// with what its push is built from.
+    public func claim(limit: Int) async throws -> [PushDelivery] {
+        try await database.pool.write { [now] db in
+            let time = now().timeIntervalSince1970
+            let ids = try Int64.fetchAll(db, sql: """
+                UPDATE pushJob SET state = 'sending', attempts = attempts + 1, updatedAt = ?
+                WHERE id IN (SELECT id FROM pushJob WHERE state = 'pending' AND dueAt <= ? ORDER BY dueAt, id LIMIT ?)
+                RETURNING id
+                """, arguments: [time, time, limit])
+            guard !ids.isEmpty else { return [] }
+            var badges: [String: Int] = [:]
+            return try PushJob.filter(ids.contains(Column("id"))).order(Column("id")).fetchAll(db).compactMap { job in
+                guard let notification = try InboxNotification.filter(Column("id") == job.notificationId).fetchOne(db),
+                      let device = try Device.fetchOne(db, key: job.deviceId) else { return nil }
+                let badge = try badges[notification.userId] ?? InboxService.unreadCount(of: notification.userId, db)
+                badges[notification.userId] = badge
+                return PushDelivery(job: job, notification: notification, device: device, badge: badge)
+            }
+        }
+    }
+
+    /// The earliest time a pending job falls due, if any.
+    public func nextDue() async throws -> Date? {
+        try await database.pool.read { db in
+            try Double.fetchOne(db, sql: "SELECT min(dueAt) FROM pushJob WHERE state = 'pending'")
+                .map(Date.init(timeIntervalSince1970:))
+        }
+    }
+
+    /// Records the outcomes of one batch in one transaction.
+    public func record(_ outcomes: [(job: PushJob, outcome: PushOutcome)]) async throws {
+        try await database.pool.write { [now, retry] db in
+            let time = now().timeIntervalSince1970
+            for (job, outcome) in outcomes {
+                var job = job
+                job.updatedAt = time
+                switch outcome {
+                case .delivered:
+                    job.state = .delivered
+                    job.lastError = nil
+                case .retry(let reason, let after):
+                    job.lastError = reason
+                    if job.attempts >= retry.maximumAttempts {
+                        job.state = .dead
+                    } else {
+                        job.state = .pending
+                        job.dueAt = time + (after ?? retry.delay(afterAttempt: job.attempts))
+                    }
+                case .rejected(let reason):
+                    job.state = .dead
+                    job.lastError = reason
+                case .tokenRefused(let reason):
+                    job.state = .dead
+                    job.lastError = reason
+                    try Self.disable(device: job.deviceId, reason: reason, at: time, db)
+                }
+                try job.update(db)
+            }
+        }
+    }
+
+    /// Stops pushes to a device whose token the push service refused for good, and gives up
+    /// the jobs still waiting for it.
+    static func disable(device id: String, reason: String, at time: Double, _ db: Database) throws {
+        try db.execute(sql: "UPDATE device SET disabledAt = ?, disabledReason = ? WHERE id = ? AND disabledAt IS NULL",
+                       arguments: [Date(timeIntervalSince1970: time), reason, id])
+        try db.execute(sql: """
+            UPDATE pushJob SET state = 'dead', lastError = 'device disabled', updatedAt = ?
+            WHERE deviceId = ? AND state = 'pending'
+            """, arguments: [time, id])
+    }
+
+    /// How many jobs are in each state (for metrics and tests).
+    public func counts() async throws -> [PushJob.State: Int] {
+        try await database.pool.read { db in
+            var counts: [PushJob.State: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM pushJob GROUP BY state") {
+                if let state = PushJob.State(rawValue: row["state"]) { counts[state] = row["n"] }
+            }
+            return counts
+        }
+    }
+}
+
+/// One claimed job with what its push is made of.
+public struct PushDelivery: Sendable {
+    public var job: PushJob
+    public var notification: InboxNotification
+    public var device: Device
+    /// The user's unread count when the job was claimed.
+    public var badge: Int
+}
+
+/// What became of one attempt to deliver a push.
+public enum PushOutcome: Sendable, Equatable {
+    /// The push service accepted it.
+    case delivered
+    /// A transient failure (timeout, connection lost, 429, 5xx): try again, after the
+    /// service's `Retry-After` when it gave one, else after the policy's backoff.
+    case retry(reason: String, after: TimeInterval?)
+    /// The service refused this push for good (payload too large, bad topic): not retried.
+    case rejected(reason: String)
+    /// The service says the token is dead (APNs `Unregistered`, FCM `UNREGISTERED`): the
+    /// device is disabled.
+    case tokenRefused(reason: String)
+}
+
+/// How failed pushes are retried: exponential backoff with jitter, up to a number of attempts.
+public struct PushRetryPolicy: Sendable {
+    /// After this many failed attempts a job is dead.
+    public var maximumAttempts: Int
+    /// The delay after the first failure; it doubles with each further one, up to `maximumDelay`.
+    public var baseDelay: TimeInterval
+    public var maximumDelay: TimeInterval
+
+    public init(maximumAttempts: Int = 8, baseDelay: TimeInterval = 2, maximumDelay: TimeInterval = 3600) {
+        self.maximumAttempts = maximumAttempts
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+    }
+
+    /// The wait after `attempts` failed attempts: half the exponential step plus a random
+    /// part of the other half, so that jobs failed together do not come back together.
+    public func delay(afterAttempt attempts: Int) -> TimeInterval {
+        let step = min(maximumDelay, baseDelay * pow(2, Double(max(0, attempts - 1))))
+        return step / 2 + Double.random(in: 0...(step / 2))
+    }
+}

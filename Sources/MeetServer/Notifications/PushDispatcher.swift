@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import MeetCore
+import ServiceLifecycle
+
+/// Drains the push outbox: claims due jobs in batches, builds each push in its device's
+/// language, hands it to the transport of its service and records the outcome. Wakes when
+/// jobs are added, and when a retry falls due.
+///
+/// At start it puts back the jobs a crash left claimed; on a graceful stop it finishes the
+/// batch in hand, so only a crash can repeat a push (the app drops it by notification id).
+struct PushDispatcher: Service {
+    /// Tunables of the dispatcher.
+    struct Configuration: Sendable {
+        /// Jobs claimed, and delivered concurrently, at a time.
+        var batchSize = 64
+        /// The longest sleep when nothing is due, a guard against a missed wake-up.
+        var idleWait = Duration.seconds(1)
+        var retry = PushRetryPolicy()
+    }
+
+    let database: AppDatabase
+    let payloads: PushPayloads
+    let transports: PushTransports
+    let configuration: Configuration
+    let logger: Logger
+    let now: @Sendable () -> Date
+
+    func run() async throws {
+        let queue = PushQueue(database: database, retry: configuration.retry, now: now)
+        let wakeups = TableWakeups(table: "pushJob", in: database)
+        defer { wakeups.cancel() }
+        let requeued = try await queue.requeueInterrupted()
+        if requeued > 0 { logger.info("pushes cut off by a stop go again", metadata: ["jobs": "\(requeued)"]) }
+        let stopping = StopFlag()
+        await withGracefulShutdownHandler {
+            while !stopping.isSet {
+                do {
+                    let batch = try await queue.claim(limit: configuration.batchSize)
+                    if batch.isEmpty {
+                        await wakeups.wait(upTo: try await idleWait(queue))
+                    } else {
+                        try await queue.record(await deliver(batch))
+                    }
+                } catch {
+                    logger.error("push dispatch failed", metadata: ["error": "\(error)"])
+                    await wakeups.wait(upTo: configuration.idleWait)
+                }
+            }
+        } onGracefulShutdown: {
+            stopping.set()
+            wakeups.ring()
+        }
+    }
+
+    /// Until the next retry falls due, at most ``Configuration/idleWait``.
+    private func idleWait(_ queue: PushQueue) async throws -> Duration {
+        guard let due = try await queue.nextDue() else { return configuration.idleWait }
+        let seconds = max(0.001, due.timeIntervalSince(now()))
+        return min(configuration.idleWait, .milliseconds(Int64(seconds * 1000)))
+    }
+
+    /// Delivers a batch concurrently; the outcomes in any order.
+    private func deliver(_ batch: [PushDelivery]) async -> [(job: PushJob, outcome: PushOutcome)] {
+        await withTaskGroup(of: (job: PushJob, outcome: PushOutcome).self) { group in
+            for delivery in batch {
+                group.addTask {
+                    do {
+                        let message = try payloads.message(for: delivery)
+                        return (delivery.job, await transports.transport(for: message.service).deliver(message))
+                    } catch {
+                        return (delivery.job, .rejected(reason: "payload: \(error)"))
+                    }
+                }
+            }
+            var outcomes: [(job: PushJob, outcome: PushOutcome)] = []
+            for await outcome in group {
+                outcomes.append(outcome)
+            }
+            return outcomes
+        }
+    }
+}
+
+/// The transport of each push service.
+struct PushTransports: Sendable {
+    var apns: any PushTransport
+    var fcm: any PushTransport
+
+    func transport(for service: Device.PushService) -> any PushTransport {
+        switch service {
+        case .apns: apns
+        case .fcm: fcm
+        }
+    }
+}
+
+/// The dispatcher as configured: both services through the `file` transport for now.
+func makePushDispatcher(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) throws -> PushDispatcher {
+    let pushdrop = try FilePushTransport(directory: URL(fileURLWithPath: configuration.pushdropPath))
+    var dispatcherLogger = logger
+    dispatcherLogger[metadataKey: "subsystem"] = "push"
+    return PushDispatcher(
+        database: services.database,
+        payloads: PushPayloads(localizer: services.localizer, apnsTopic: configuration.push.apnsTopic),
+        transports: PushTransports(apns: pushdrop, fcm: pushdrop),
+        configuration: .init(batchSize: configuration.push.batchSize, retry: configuration.push.retry),
+        logger: dispatcherLogger, now: configuration.now)
+}
