@@ -94,6 +94,7 @@ struct AppServices {
             database: database, now: configuration.now, burst: configuration.chatBurst, perSecond: configuration.chatMessagesPerSecond)
         changes = try ChangeTail(database: database)
         meetings.follow(changes)
+        ModerationService.endSessionsOfBannedUsers(following: changes, in: accounts.liveSessions)
         // Before serving, so that no cursor from before a restart is refused meanwhile.
         try meetings.restoreFeedCursors()
     }

@@ -5,6 +5,7 @@ import socket
 import sqlite3
 import time
 
+from admin_support import wait_for
 from meetings_support import KYIV, create_meeting
 
 
@@ -13,15 +14,6 @@ def feed_ids(server, user) -> set[str]:
         "GET", f"/api/v1/meetings?lat={KYIV['lat']}&lon={KYIV['lon']}&radiusKm=50&limit=50", token=user["token"])
     assert status == 200, page
     return {meeting["id"] for meeting in page["items"]}
-
-
-def wait_for(condition, seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 
 def write(server, sql: str, *arguments):

@@ -128,3 +128,15 @@ extension MeetError {
     /// A moderator may not ban or demote themselves.
     static let notOnYourself = MeetError("moderation.notOnYourself", status: 409)
 }
+
+extension ModerationService {
+    /// Ends the live STOMP sessions of every user banned from now on — by this process or by
+    /// `meetupd admin` — as the bans arrive through `changes`, with an ERROR naming the reason.
+    public static func endSessionsOfBannedUsers(following changes: ChangeTail, in liveSessions: LiveSessions) {
+        changes.subscribe(to: [.userBanned]) { bans in
+            for ban in bans {
+                liveSessions.endAll(ofUser: ban.subject, reason: "banned by a moderator: " + (ban.detail ?? "no reason given"))
+            }
+        }
+    }
+}
