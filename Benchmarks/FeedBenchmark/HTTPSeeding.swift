@@ -28,14 +28,16 @@ struct HTTPSeeding {
     }
 
     func run() throws {
-        let database = try AppDatabase(dataDirectory: dataDirectory)
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let pool = try AppDatabase.openPool(path: dataDirectory + "/" + AppDatabase.fileName)
+        _ = try AppDatabase(pool)  // migrates
         let now = Date()
-        let seededUsers = try database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") ?? 0 }
+        let seededUsers = try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") ?? 0 }
         let users: Int
         if seededUsers == 0 {
             var seeder = Seeder(random: SplitMix(state: 42), now: now)
-            let seeding = try ContinuousClock().measure { try seeder.seed(database, users: self.users, meetings: meetings) }
-            try database.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+            let seeding = try ContinuousClock().measure { try seeder.seed(pool, users: self.users, meetings: meetings) }
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
             print("seeded \(meetings) meetings, \(self.users) users into \(dataDirectory) in \(seeding)")
             users = self.users
         } else {
@@ -44,7 +46,7 @@ struct HTTPSeeding {
         }
 
         let phones = (0..<lines).map { PhoneRequest($0, users: users) }
-        let tokens = try database.pool.write { db in
+        let tokens = try pool.write { db in
             // Only the last run's sessions are kept, so that reruns do not pile up tokens.
             try db.execute(sql: "DELETE FROM accessToken")
             var tokens: [Int: String] = [:]

@@ -29,8 +29,8 @@ struct Seeder {
 
     static func userId(_ n: Int) -> String { "user\(n)" }
 
-    mutating func seed(_ database: AppDatabase, users: Int, meetings: Int) throws {
-        try database.pool.write { db in
+    mutating func seed(_ pool: DatabasePool, users: Int, meetings: Int) throws {
+        try pool.write { db in
             var activities = try String.fetchAll(db, sql: "SELECT id FROM activity ORDER BY id")
             if activities.isEmpty { activities = (0..<150).map { "activity\($0)" } }
             try seedUsers(users, activities: activities, in: db)

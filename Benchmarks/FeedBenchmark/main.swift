@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import MeetCore
 
 // Seeds 100,000 meetings and 10,000 users into a fresh SQLite file, then times the nearby +
@@ -31,16 +32,18 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 defer { try? FileManager.default.removeItem(at: directory) }
 let path = keptFile ?? directory.appendingPathComponent("meetupd.sqlite").path
 let alreadySeeded = keptFile.map { FileManager.default.fileExists(atPath: $0) } ?? false
-let database = try AppDatabase(path: path)
+// The benchmark seeds through its own handle on the pool; the service writes only through MeetCore.
+let pool = try AppDatabase.openPool(path: path)
+let database = try AppDatabase(pool)
 let now = Date()
 let service = MeetingService(database: database, resolvePlace: { _ in nil }, now: { now })
 let clock = ContinuousClock()
 if !alreadySeeded {
     var seeder = Seeder(random: SplitMix(state: 42), now: now)
-    let seeding = try clock.measure { try seeder.seed(database, users: userCount, meetings: meetingCount) }
+    let seeding = try clock.measure { try seeder.seed(pool, users: userCount, meetings: meetingCount) }
     print("seeded \(meetingCount) meetings, \(userCount) users in \(seeding)")
     // A running server checkpoints as it goes; start from that steady state.
-    try database.pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
 }
 
 /// CPU seconds this process has used: unlike wall-clock time, not inflated when other

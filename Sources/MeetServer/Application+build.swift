@@ -48,17 +48,20 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
 
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
-    addAccountRoutes(to: api, accounts: accounts, devices: DeviceService(database: database, now: configuration.now))
-    addProfileRoutes(to: api, profiles: ProfileService(database: database), locations: LocationService(database: database))
-    addActivityRoutes(to: api, activities: ActivityService(database: database), localizer: localizer)
+    let now = configuration.now
+    let devices = DeviceService(database: database, now: now)
+    addAccountRoutes(to: api, accounts: accounts, devices: devices)
+    addProfileRoutes(
+        to: api, profiles: ProfileService(database: database, now: now), locations: LocationService(database: database, now: now), now: now)
+    addActivityRoutes(to: api, activities: ActivityService(database: database, now: now), localizer: localizer)
     addPlaceRoutes(to: api, geocoder: services.geocoder)
-    addFriendRoutes(to: api, friends: FriendService(database: database))
+    addFriendRoutes(to: api, friends: FriendService(database: database, now: now))
     addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
-    addReportRoutes(to: api, reports: ReportService(database: database, now: configuration.now))
-    addAdminRoutes(to: api, moderation: ModerationService(database: database, now: configuration.now))
-    addDeviceRoutes(to: api, devices: DeviceService(database: database, now: configuration.now))
-    addNotificationRoutes(to: api, inbox: InboxService(database: database, now: configuration.now), localizer: localizer)
+    addReportRoutes(to: api, reports: ReportService(database: database, now: now))
+    addAdminRoutes(to: api, moderation: ModerationService(database: database, now: now))
+    addDeviceRoutes(to: api, devices: devices)
+    addNotificationRoutes(to: api, inbox: InboxService(database: database, now: now), localizer: localizer)
 
     routes.load(from: router)
     return router
@@ -84,7 +87,7 @@ struct AppServices {
         localizer = try Localizer.bundled()
         accounts = AccountService(
             database: database,
-            mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath)),
+            mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath), now: configuration.now),
             localizer: localizer,
             hasher: PasswordHasher(parameters: configuration.passwordHashing),
             now: configuration.now)
@@ -92,7 +95,7 @@ struct AppServices {
         meetings = MeetingService(database: database, resolvePlace: { try await geocoder.place(for: $0) }, now: configuration.now)
         chat = ChatService(
             database: database, now: configuration.now, burst: configuration.chatBurst, perSecond: configuration.chatMessagesPerSecond)
-        changes = try ChangeTail(database: database)
+        changes = try ChangeTail(database: database, now: configuration.now)
         meetings.follow(changes)
         ModerationService.endSessionsOfBannedUsers(following: changes, in: accounts.liveSessions)
         // Before serving, so that no cursor from before a restart is refused meanwhile.

@@ -79,7 +79,7 @@ struct AccountServiceTests {
     @Test func tokensAreStoredOnlyAsHashes() async throws {
         _ = try await registered()
         let mailed = try #require(mailer.token("confirm"))
-        let stored = try await database.pool.read { db in try Data.fetchAll(db, sql: "SELECT tokenHash FROM accountToken") }
+        let stored = try await database.reader.read { db in try Data.fetchAll(db, sql: "SELECT tokenHash FROM accountToken") }
         #expect(stored == [RandomToken.hash(mailed)])
         #expect(stored.first?.count == 32)
     }
@@ -91,7 +91,7 @@ struct AccountServiceTests {
         #expect(session.user.id == user.id)
         clock.advance(by: 3600)
         #expect(try await accounts.authenticate(bearer: session.accessToken)?.userID == user.id)
-        let lastUsed = try await database.pool.read { db in try Date.fetchOne(db, sql: "SELECT lastUsedAt FROM accessToken") }
+        let lastUsed = try await database.reader.read { db in try Date.fetchOne(db, sql: "SELECT lastUsedAt FROM accessToken") }
         #expect(lastUsed == clock.now)
         clock.advance(by: AccountService.sessionLifetime)
         #expect(try await accounts.authenticate(bearer: session.accessToken) == nil)
@@ -104,7 +104,7 @@ struct AccountServiceTests {
         let first = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
         let second = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
         func lastUsed(_ session: AccountService.Session) async throws -> Date? {
-            try await database.pool.read { db in
+            try await database.reader.read { db in
                 try Date.fetchOne(db, sql: "SELECT lastUsedAt FROM accessToken WHERE tokenHash = ?",
                                   arguments: [RandomToken.hash(session.accessToken)])
             }
@@ -137,11 +137,11 @@ struct AccountServiceTests {
 
     @Test func aSessionOpenedDirectlyAuthenticatesLikeALoginAndStoresOnlyTheHash() async throws {
         let user = try await registered()
-        let secret = try await database.pool.write { [clock] db in
+        let secret = try await database.writer.write { [clock] db in
             try AccountService.openSession(for: user.id, at: clock.now, in: db)
         }
         #expect(try await accounts.authenticate(bearer: secret)?.userID == user.id)
-        let stored = try await database.pool.read { db in try Data.fetchAll(db, sql: "SELECT tokenHash FROM accessToken") }
+        let stored = try await database.reader.read { db in try Data.fetchAll(db, sql: "SELECT tokenHash FROM accessToken") }
         #expect(stored == [RandomToken.hash(secret)])
         clock.advance(by: AccountService.sessionLifetime)
         #expect(try await accounts.authenticate(bearer: secret) == nil)
@@ -153,7 +153,7 @@ struct AccountServiceTests {
         _ = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
         clock.advance(by: AccountService.sessionLifetime + 1)
         _ = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
-        let sessions = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accessToken") }
+        let sessions = try await database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM accessToken") }
         #expect(sessions == 1)
     }
 
@@ -161,7 +161,7 @@ struct AccountServiceTests {
         let user = try await registered()
         _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))
         let session = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
-        try await database.pool.write { db in try db.execute(sql: "UPDATE user SET banned = 1 WHERE id = ?", arguments: [user.id]) }
+        try await database.writer.write { db in try db.execute(sql: "UPDATE user SET banned = 1 WHERE id = ?", arguments: [user.id]) }
         #expect(try await accounts.authenticate(bearer: session.accessToken) == nil)
         await #expect(throws: MeetError("account.banned", status: 403)) {
             try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
@@ -175,7 +175,7 @@ struct AccountServiceTests {
             database: database, mailer: mailer, localizer: EchoLocalizer(),
             hasher: PasswordHasher(parameters: .init(logRounds: 5)), now: { [clock] in clock.now })
         _ = try await stronger.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
-        let hash = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM user") }
+        let hash = try await database.reader.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM user") }
         #expect(hash?.hasPrefix("$scrypt$ln=5,") == true)
     }
 }

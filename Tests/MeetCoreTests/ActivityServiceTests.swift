@@ -28,7 +28,7 @@ import Testing
         #expect(try await names("sa", limit: 50).firstIndex(of: "Sailing")! < (try await names("sa", limit: 50).firstIndex(of: "Salsa")!))
         for name in ["Ann", "Bob"] {
             let user = try await fixture.addUser(name)
-            _ = try await fixture.profiles.update(try Profile(validating: user, displayName: name, activityIds: ["salsa"]))
+            _ = try await fixture.profiles.update(try Profile(validating: user, displayName: name, activityIds: ["salsa"], today: Date()))
         }
         let ranked = try await fixture.activities.suggestions(matching: "sa", language: "en", limit: 50)
         #expect(ranked.first == ActivitySuggestion(id: "salsa", name: "Salsa", popularity: 2))

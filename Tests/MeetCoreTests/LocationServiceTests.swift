@@ -64,7 +64,7 @@ import Testing
         let blocked = try await user("Blocked", at: (50.4547, 30.5238))
         let blocker = try await user("Blocker", at: (50.4548, 30.5238))
         try await user("Friendly", at: (50.4549, 30.5238))
-        let friends = FriendService(database: fixture.database)
+        let friends = FriendService(database: fixture.database, now: Date.init)
         try await friends.block(blocked, by: viewer)
         try await friends.block(viewer, by: blocker)
         #expect(try await nearby(viewer, radiusKm: 5) == ["Friendly"])
@@ -103,7 +103,7 @@ import Testing
     /// The nearby search must go through the R*Tree, never scan every position.
     @Test func nearbyQueryUsesTheSpatialIndex() async throws {
         let box = GeoCircle(lat: Self.maidan.lat, lon: Self.maidan.lon, radiusKm: 10).boundingBoxes[0]
-        let plan = try await fixture.database.pool.read { db in
+        let plan = try await fixture.database.reader.read { db in
             try Row.fetchAll(db, SQLRequest(literal: "EXPLAIN QUERY PLAN " + LocationService.sharedPositions(in: box, seenBy: "viewer")))
                 .map { $0["detail"] as String }
         }

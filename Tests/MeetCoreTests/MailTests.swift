@@ -18,7 +18,7 @@ struct MailTests {
     @Test func writesOneFilePerMail() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("maildrop-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let mailer = MaildropMailer(directory: directory)
+        let mailer = MaildropMailer(directory: directory, now: Date.init)
         try await mailer.send(Mail(to: "a@example.org", subject: "One", body: "1"))
         try await mailer.send(Mail(to: "b@example.org", subject: "Two", body: "2"))
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)

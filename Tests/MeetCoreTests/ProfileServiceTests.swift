@@ -14,14 +14,14 @@ import Testing
         let olena = try await fixture.addUser("Olena")
         let form = try Profile(
             validating: olena, displayName: "  Olena K. ", bio: "Hikes on weekends ", birthDate: "1990-04-12", city: "Lviv",
-            activityIds: ["hiking", "yoga", "hiking"], languages: ["UK", "en", "uk"])
+            activityIds: ["hiking", "yoga", "hiking"], languages: ["UK", "en", "uk"], today: Date())
         let saved = try await fixture.profiles.update(form)
         #expect(saved == Profile(
             userId: olena, displayName: "Olena K.", bio: "Hikes on weekends", birthDate: "1990-04-12", city: "Lviv",
             photoId: nil, activityIds: ["hiking", "yoga"], languages: ["uk", "en"]))
         #expect(try await fixture.profiles.profile(of: olena) == saved)
 
-        let emptied = try await fixture.profiles.update(try Profile(validating: olena, displayName: "Olena"))
+        let emptied = try await fixture.profiles.update(try Profile(validating: olena, displayName: "Olena", today: Date()))
         #expect(emptied.activityIds.isEmpty && emptied.birthDate == nil && emptied.bio.isEmpty)
     }
 
@@ -44,7 +44,7 @@ import Testing
     @Test func unknownActivitiesAreNamedByPosition() async throws {
         let user = try await fixture.addUser("Taras")
         let error = try await #require(throws: MeetError.self) {
-            try await fixture.profiles.update(try Profile(validating: user, displayName: "Taras", activityIds: ["yoga", "no-such"]))
+            try await fixture.profiles.update(try Profile(validating: user, displayName: "Taras", activityIds: ["yoga", "no-such"], today: Date()))
         }
         #expect(error.fieldProblems == [.init(field: "activityIds.1", code: "activity.unknown")])
         #expect(try await fixture.profiles.profile(of: user).activityIds.isEmpty, "nothing was written")
@@ -112,7 +112,7 @@ import Testing
         let fixture = try ProfilesFixture()
         let position = UserCursor(displayName: "Olena", userId: "x")
         let query = ProfileService.peopleQuery(matching: nil, seenBy: "viewer", after: position, limit: 21)
-        let plan = try await fixture.database.pool.read { db in
+        let plan = try await fixture.database.reader.read { db in
             try Row.fetchAll(db, SQLRequest(literal: "EXPLAIN QUERY PLAN " + query)).map { $0["detail"] as String }
         }
         #expect(plan.contains { $0.contains("USING COVERING INDEX user_displayNameOrder") || $0.contains("USING INDEX user_displayNameOrder") }, "\(plan)")

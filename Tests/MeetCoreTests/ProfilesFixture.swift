@@ -12,14 +12,14 @@ struct ProfilesFixture {
         database = try AppDatabase(dataDirectory: directory.path)
     }
 
-    var profiles: ProfileService { ProfileService(database: database) }
-    var locations: LocationService { LocationService(database: database) }
-    var activities: ActivityService { ActivityService(database: database) }
+    var profiles: ProfileService { ProfileService(database: database, now: Date.init) }
+    var locations: LocationService { LocationService(database: database, now: Date.init) }
+    var activities: ActivityService { ActivityService(database: database, now: Date.init) }
 
     @discardableResult
     func addUser(_ displayName: String, confirmed: Bool = true, banned: Bool = false) async throws -> String {
         let id = RandomToken.id()
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             try db.execute(literal: """
                 INSERT INTO user (id, email, displayName, locale, passwordHash, emailConfirmedAt, banned, createdAt)
                 VALUES (\(id), \(id + "@example.org"), \(displayName), 'en', '', \(confirmed ? Date() : nil), \(banned), \(Date()))

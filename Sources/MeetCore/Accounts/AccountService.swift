@@ -41,7 +41,7 @@ public struct AccountService: Sendable {
         localizer: any Localizing,
         hasher: PasswordHasher = .init(),
         throttle: LoginThrottle = .init(),
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date
     ) {
         self.database = database
         self.mailer = mailer
@@ -56,7 +56,7 @@ public struct AccountService: Sendable {
         let form = try RegistrationForm(email: email, password: password, displayName: displayName, locale: locale)
         let passwordHash = try await hasher.hash(password)
         let token = RandomToken.secret()
-        let user = try await database.pool.write { [now] db in
+        let user = try await database.writer.write { [now] db in
             let user = User(
                 id: RandomToken.id(), email: form.email, displayName: form.displayName, locale: form.locale,
                 passwordHash: passwordHash, emailConfirmedAt: nil, banned: false, createdAt: now())
@@ -74,7 +74,7 @@ public struct AccountService: Sendable {
 
     /// Marks the address confirmed; the token works once.
     public func confirmEmail(token: String) async throws -> User {
-        try await database.pool.write { [now] db in
+        try await database.writer.write { [now] db in
             let accountToken = try Self.redeem(token, .confirmEmail, at: now(), in: db)
             guard var user = try User.fetchOne(db, key: accountToken.userId) else { throw Self.invalidToken }
             if user.emailConfirmedAt == nil {
@@ -94,7 +94,7 @@ public struct AccountService: Sendable {
                 "auth.tooManyAttempts", status: 429, arguments: ["seconds": String(Int(wait.rounded(.up)))],
                 headers: ["Retry-After": String(Int(wait.rounded(.up)))])
         }
-        let user = try await database.pool.read { db in
+        let user = try await database.reader.read { db in
             try User.filter(Column("email") == email).fetchOne(db)
         }
         // An unknown address costs the same scrypt run as a wrong password.
@@ -108,7 +108,7 @@ public struct AccountService: Sendable {
         if !user.isConfirmed { throw MeetError("auth.emailNotConfirmed", status: 403) }
         let rehash = hasher.needsRehash(user.passwordHash) ? try await hasher.hash(password) : nil
         let issuedAt = now()
-        let secret = try await database.pool.write { db in
+        let secret = try await database.writer.write { db in
             let secret = try Self.openSession(for: user.id, at: issuedAt, in: db)
             // Sweeping the user's expired sessions here keeps the table from growing forever.
             try AccessToken.filter(Column("userId") == user.id && Column("expiresAt") <= issuedAt).deleteAll(db)
@@ -142,7 +142,7 @@ public struct AccountService: Sendable {
         // connection rather than built from the query interface each time. (Not a synchronous
         // read to save the hop to a reader's queue: blocking Swift's cooperative threads on
         // GRDB's reader pool deadlocked the server under load.)
-        let token = try await database.pool.read { db -> (userId: String, lastUsedAt: Date)? in
+        let token = try await database.reader.read { db -> (userId: String, lastUsedAt: Date)? in
             let statement = try db.cachedStatement(sql: """
                 SELECT accessToken.userId, accessToken.lastUsedAt FROM accessToken
                 JOIN user ON user.id = accessToken.userId AND NOT user.banned
@@ -153,14 +153,14 @@ public struct AccountService: Sendable {
         guard let token else { return nil }
         if now.timeIntervalSince(token.lastUsedAt) >= Self.lastUsedResolution,
            let refreshes = lastUses.note(tokenHash, usedAt: now) {
-            try await database.pool.write { db in try TokenLastUses.write(refreshes, in: db) }
+            try await database.writer.write { db in try TokenLastUses.write(refreshes, in: db) }
         }
         return Authentication(userID: token.userId, tokenHash: tokenHash)
     }
 
     /// Revokes one session.
     public func logout(_ authentication: Authentication) async throws {
-        _ = try await database.pool.write { db in
+        _ = try await database.writer.write { db in
             try AccessToken.deleteOne(db, key: authentication.tokenHash)
         }
         liveSessions.end(userID: authentication.userID, tokenHash: authentication.tokenHash, reason: "signed out")
@@ -170,7 +170,7 @@ public struct AccountService: Sendable {
     public func requestPasswordReset(email rawEmail: String) async throws {
         let email = RegistrationForm.normalizedEmail(rawEmail)
         let token = RandomToken.secret()
-        let user = try await database.pool.write { [now] db -> User? in
+        let user = try await database.writer.write { [now] db -> User? in
             guard let user = try User.filter(Column("email") == email).fetchOne(db), !user.banned else { return nil }
             try Self.issue(token, .resetPassword, for: user.id, at: now(), in: db)
             return user
@@ -186,7 +186,7 @@ public struct AccountService: Sendable {
             throw MeetError.invalidFields([problem])
         }
         let passwordHash = try await hasher.hash(newPassword)
-        let userID = try await database.pool.write { [now] db in
+        let userID = try await database.writer.write { [now] db in
             let accountToken = try Self.redeem(token, .resetPassword, at: now(), in: db)
             guard var user = try User.fetchOne(db, key: accountToken.userId) else { throw Self.invalidToken }
             user.passwordHash = passwordHash
@@ -205,7 +205,7 @@ public struct AccountService: Sendable {
 
     /// The user with `id`.
     public func user(id: String) async throws -> User {
-        let user = try await database.pool.read { db in try User.fetchOne(db, key: id) }
+        let user = try await database.reader.read { db in try User.fetchOne(db, key: id) }
         guard let user else { throw MeetError("user.notFound", status: 404) }
         return user
     }

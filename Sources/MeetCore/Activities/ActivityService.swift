@@ -13,9 +13,12 @@ public struct ActivityService: Sendable {
     static let usageTables = ["profileActivity", "meetingActivity"]
 
     let database: AppDatabase
+    /// Dates proposed activities.
+    let now: @Sendable () -> Date
 
-    public init(database: AppDatabase) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
+        self.now = now
     }
 
     /// Activities whose English or Ukrainian name starts with `query` (or a later word does),
@@ -24,7 +27,7 @@ public struct ActivityService: Sendable {
     public func suggestions(matching query: String, language: String, limit: Int) async throws -> [ActivitySuggestion] {
         guard Self.suggestionLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.suggestionLimit) }
         let key = SearchKey(query)
-        let (activities, popularity) = try await database.pool.read { db in
+        let (activities, popularity) = try await database.reader.read { db in
             (try Activity.fetchAll(db), try Self.popularity(db))
         }
         return activities
@@ -47,7 +50,7 @@ public struct ActivityService: Sendable {
     public func propose(name: String, language: String, by userId: String) async throws -> (activity: ActivitySuggestion, created: Bool) {
         let name = try Self.normalizedName(name)
         let key = SearchKey(name)
-        return try await database.pool.write { db in
+        return try await database.writer.write { [now] db in
             let popularity = try Self.popularity(db)
             for existing in try Activity.fetchAll(db) where existing.searchKeys.contains(where: { ActivityMatching.isNearDuplicate(key, of: $0) }) {
                 return (ActivitySuggestion(id: existing.id, name: existing.name(in: language), popularity: popularity[existing.id] ?? 0), false)
@@ -55,7 +58,7 @@ public struct ActivityService: Sendable {
             let isUkrainian = name.unicodeScalars.contains { (0x0400...0x04FF).contains($0.value) }
             let activity = Activity(
                 id: RandomToken.id(), nameEn: isUkrainian ? nil : name, nameUk: isUkrainian ? name : nil,
-                proposedBy: userId, createdAt: Date())
+                proposedBy: userId, createdAt: now())
             try activity.insert(db)
             return (ActivitySuggestion(id: activity.id, name: activity.name(in: language), popularity: 0), true)
         }

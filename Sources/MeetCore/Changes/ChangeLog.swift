@@ -34,7 +34,7 @@ public struct Change: Sendable, Equatable {
 /// change does; a running server's ``ChangeTail`` delivers it within a second:
 ///
 /// ```swift
-/// try await database.pool.write { db in
+/// try await database.writer.write { db in
 ///     try db.execute(sql: "UPDATE user SET banned = 1 WHERE id = ?", arguments: [id])
 ///     try ChangeLog.record(.userBanned, subject: id, detail: reason, in: db)
 /// }

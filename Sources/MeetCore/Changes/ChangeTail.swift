@@ -39,15 +39,15 @@ public final class ChangeTail: Sendable {
     ///   - retention: how long the log keeps a change; the tail prunes older ones.
     public init(
         database: AppDatabase, pollInterval: Duration = .milliseconds(500), retention: TimeInterval = 3600,
-        now: @escaping @Sendable () -> Date = Date.init
+        now: @escaping @Sendable () -> Date
     ) throws {
         self.database = database
         self.pollInterval = pollInterval
         self.retention = retention
         self.now = now
         (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        position = Mutex(try database.pool.read { db in try ChangeLog.lastId(in: db) })
-        database.pool.add(transactionObserver: ChangeCommitObserver { [weak self] ids in self?.committedHere(ids) }, extent: .databaseLifetime)
+        position = Mutex(try database.reader.read { db in try ChangeLog.lastId(in: db) })
+        database.writer.add(transactionObserver: ChangeCommitObserver { [weak self] ids in self?.committedHere(ids) }, extent: .databaseLifetime)
     }
 
     /// This process committed `ids`: marked local, delivered at once.
@@ -83,7 +83,7 @@ public final class ChangeTail: Sendable {
             if now().timeIntervalSince(lastPrune) > 60 {
                 lastPrune = now()
                 let horizon = now().addingTimeInterval(-retention)
-                try? await database.pool.write { db in try ChangeLog.prune(before: horizon, in: db) }
+                try? await database.writer.write { db in try ChangeLog.prune(before: horizon, in: db) }
             }
         }
     }
@@ -92,7 +92,7 @@ public final class ChangeTail: Sendable {
     func deliverPending() async throws {
         while true {
             let after = position.withLock { $0 }
-            var batch = try await database.pool.read { db in try ChangeLog.changes(after: after, limit: 500, in: db) }
+            var batch = try await database.reader.read { db in try ChangeLog.changes(after: after, limit: 500, in: db) }
             guard let last = batch.last else { return }
             ownIds.withLock { own in
                 for index in batch.indices where own.remove(batch[index].id) != nil {

@@ -8,7 +8,7 @@ struct ChatBatchWriter: Sendable {
 
     func write(_ posts: [ChatService.Post]) async -> [Result<ChatService.Posted, any Error>] {
         do {
-            return try await database.pool.writeWithoutTransaction { db in
+            return try await database.writer.writeWithoutTransaction { db in
                 // WAL with FULL syncs the log at every commit: what was answered survives a
                 // power loss. The rest of the app keeps NORMAL (AppDatabase).
                 try db.execute(sql: "PRAGMA synchronous = FULL")

@@ -74,7 +74,7 @@ public final class ChatService: Sendable {
             throw MeetError.invalidField("limit", "field.outOfRange", arguments: [
                 "minimum": String(Self.pageLimit.lowerBound), "maximum": String(Self.pageLimit.upperBound)])
         }
-        return try await database.pool.read { db in
+        return try await database.reader.read { db in
             try Self.requireMember(viewer, of: meetingId, in: db)
             return try Row.fetchAll(db, sql: ChatMessage.selection + """
                  WHERE chatMessage.roomId = ? AND chatMessage.seq < ? ORDER BY chatMessage.seq DESC LIMIT ?
@@ -85,7 +85,7 @@ public final class ChatService: Sendable {
     /// The room's messages after `seq`, oldest first, at most `limit`: what a resuming
     /// subscriber missed. The caller has checked membership.
     public func messages(of meetingId: String, after seq: Int64, limit: Int) async throws -> [ChatMessage] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             try Row.fetchAll(db, sql: ChatMessage.selection + """
                  WHERE chatMessage.roomId = ? AND chatMessage.seq > ? ORDER BY chatMessage.seq LIMIT ?
                 """, arguments: [ChatRoomID.meeting(meetingId), seq, limit]).map(ChatMessage.init(row:))

@@ -8,9 +8,9 @@ import GRDB
 /// exactly when the change does:
 ///
 /// ```swift
-/// try await database.pool.write { db in
+/// try await database.writer.write { db in
 ///     try meeting.update(db)
-///     try DomainEvent.meetingEdited(meeting, fields: ["title"], recipients: members).record(in: db)
+///     try DomainEvent.meetingEdited(meeting, fields: ["title"], recipients: members).record(in: db, at: now)
 /// }
 /// ```
 ///
@@ -34,7 +34,7 @@ public struct DomainEvent: Sendable, Equatable {
     }
 
     /// Appends the event to the log in `db`'s current transaction.
-    public func record(in db: Database, at time: Date = Date()) throws {
+    public func record(in db: Database, at time: Date) throws {
         try db.execute(
             sql: "INSERT INTO event (kind, payload, createdAt) VALUES (?, ?, ?)",
             arguments: [kind.rawValue, String(decoding: payload, as: UTF8.self), time.timeIntervalSince1970])

@@ -10,7 +10,7 @@ import GRDB
 /// ```
 public enum Blocks {
     /// Whether `a` has blocked `b` or `b` has blocked `a`.
-    public static func isBlocked(_ db: Database, _ a: String, _ b: String) throws -> Bool {
+    static func isBlocked(_ db: Database, _ a: String, _ b: String) throws -> Bool {
         try SQLRequest<Bool>(literal: "SELECT NOT \(neitherBlocked(a, SQL(sql: "?", arguments: [b])))").fetchOne(db) ?? false
     }
 

@@ -20,7 +20,7 @@ public struct FriendService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
     }
@@ -31,7 +31,7 @@ public struct FriendService: Sendable {
     ///   seen: unconfirmed or banned),
     ///   `friend.self` (422), `friend.alreadyFriends` (409).
     public func sendRequest(from me: String, to userId: String) async throws -> FriendRequest {
-        try await database.pool.write { [now] db in
+        try await database.writer.write { [now] db in
             guard userId != me else {
                 throw MeetError("friend.self", status: 422, fieldProblems: [.init(field: "userId", code: "friend.self")])
             }
@@ -53,7 +53,7 @@ public struct FriendService: Sendable {
 
     /// The pending requests sent to me and by me.
     public func requests(of me: String) async throws -> Requests {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             Requests(
                 incoming: try Self.views(where: "friendRequest.toUserId = \(me)", status: .pending, db),
                 outgoing: try Self.views(where: "friendRequest.fromUserId = \(me)", status: .pending, db))
@@ -63,7 +63,7 @@ public struct FriendService: Sendable {
     /// Accepts a request sent to me: we are friends from now on.
     /// - Throws: `friendRequest.notFound` unless the request is pending and addressed to me.
     public func accept(request id: String, by me: String) async throws -> FriendRequest {
-        try await database.pool.write { [now] db in
+        try await database.writer.write { [now] db in
             try Self.accept(try Self.request(id, to: me, db), at: now(), db)
         }
     }
@@ -71,7 +71,7 @@ public struct FriendService: Sendable {
     /// Declines a request sent to me. The sender is not told.
     /// - Throws: `friendRequest.notFound` unless the request is pending and addressed to me.
     public func decline(request id: String, by me: String) async throws {
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             _ = try Self.request(id, to: me, db).delete(db)
         }
     }
@@ -79,19 +79,19 @@ public struct FriendService: Sendable {
     /// Withdraws a request I sent.
     /// - Throws: `friendRequest.notFound` unless the request is pending and mine.
     public func cancel(request id: String, by me: String) async throws {
-        try await database.pool.write { db in
+        try await database.writer.write { [now] db in
             guard let record = try FriendRequestRecord.fetchOne(db, key: id), record.fromUserId == me else {
                 throw Self.requestNotFound
             }
             let request = try Self.view(of: record, status: .pending, db)
             _ = try record.delete(db)
-            try DomainEvent.friendRequest(.friendRequestCancelled, request, actor: request.from).record(in: db)
+            try DomainEvent.friendRequest(.friendRequestCancelled, request, actor: request.from).record(in: db, at: now())
         }
     }
 
     /// My friends, by name.
     public func friends(of me: String) async throws -> [Friend] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             try Friend.fetchAll(db, sql: """
                 SELECT user.id, user.displayName, friendship.since
                 FROM friendship JOIN user ON user.id = friendship.friendId
@@ -104,7 +104,7 @@ public struct FriendService: Sendable {
     /// Ends a friendship, for both.
     /// - Throws: `friend.notFriends` (404) when we are not friends.
     public func unfriend(_ userId: String, by me: String) async throws {
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             guard try Self.areFriends(me, userId, db) else { throw MeetError("friend.notFriends", status: 404) }
             try Self.separate(me, userId, db)
         }
@@ -115,7 +115,7 @@ public struct FriendService: Sendable {
     /// from the other. Blocking twice changes nothing.
     /// - Throws: `user.notFound`, `friend.self` (422).
     public func block(_ userId: String, by me: String) async throws {
-        try await database.pool.write { [now] db in
+        try await database.writer.write { [now] db in
             guard userId != me else {
                 throw MeetError("friend.self", status: 422, fieldProblems: [.init(field: "userId", code: "friend.self")])
             }
@@ -132,7 +132,7 @@ public struct FriendService: Sendable {
     /// Lifts my block of `userId` (a block they made of me stays).
     /// - Throws: `block.notFound` (404) when I have not blocked them.
     public func unblock(_ userId: String, by me: String) async throws {
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             try db.execute(sql: "DELETE FROM block WHERE blockerId = ? AND blockedId = ?", arguments: [me, userId])
             guard db.changesCount > 0 else { throw MeetError("block.notFound", status: 404) }
         }
@@ -140,7 +140,7 @@ public struct FriendService: Sendable {
 
     /// The users I have blocked, most recent first.
     public func blocked(by me: String) async throws -> [FriendUser] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             try FriendUser.fetchAll(db, sql: """
                 SELECT user.id, user.displayName FROM block JOIN user ON user.id = block.blockedId
                 WHERE block.blockerId = ? ORDER BY block.createdAt DESC, user.id

@@ -10,7 +10,7 @@ extension FriendService {
     /// or banned.
     public func suggestions(for me: String, limit: Int = 20) async throws -> [FriendSuggestion] {
         let limit = min(max(limit, 1), Self.maxSuggestions)
-        return try await database.pool.read { db in
+        return try await database.reader.read { db in
             try SQLRequest<FriendSuggestion>(literal: """
                 WITH myFriend AS (SELECT friendId AS id FROM friendship WHERE userId = \(me)),
                 mutual AS (

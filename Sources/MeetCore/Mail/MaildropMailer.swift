@@ -7,14 +7,18 @@ public struct MaildropMailer: Mailer {
     /// The `From:` address.
     public let sender: String
 
-    public init(directory: URL, sender: String = "meetupd <no-reply@meetupd.local>") {
+    /// Dates each message (its `Date:` header and file name).
+    let now: @Sendable () -> Date
+
+    public init(directory: URL, sender: String = "meetupd <no-reply@meetupd.local>", now: @escaping @Sendable () -> Date) {
         self.directory = directory
         self.sender = sender
+        self.now = now
     }
 
     public func send(_ mail: Mail) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let now = Date()
+        let now = now()
         let id = RandomToken.id()
         let name = "\(Int(now.timeIntervalSince1970 * 1000))-\(id).eml"
         let message = Self.render(mail, from: sender, date: now, messageID: "<\(id)@meetupd.local>")

@@ -53,7 +53,7 @@ extension MeetingService {
             let code = wanted.isEmpty ? "field.required" : "field.tooMany"
             throw MeetError.invalidField("userIds", code)
         }
-        return try await database.pool.write { db in
+        return try await database.writer.write { db in
             let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
             guard role == .organizer || (role == .member && meeting.membersMayInvite) else { throw MeetError.mayNotInvite }
             guard !meeting.isCancelled else { throw MeetError.meetingCancelled }
@@ -75,7 +75,7 @@ extension MeetingService {
 
     /// My pending invitations, soonest meeting first.
     public func invitations(for userId: String) async throws -> [Invitation] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             let rows = try InvitationRecord.fetchAll(db, sql: """
                 SELECT invitation.* FROM invitation JOIN meeting ON meeting.id = invitation.meetingId
                 WHERE invitation.inviteeId = ? AND invitation.status = 'pending'
@@ -91,7 +91,7 @@ extension MeetingService {
     /// Accepts (becoming a member, if a place is left) or declines an invitation of mine.
     public func answerInvitation(_ invitationId: String, accept: Bool, by userId: String) async throws -> Invitation {
         let time = now()
-        return try await database.pool.write { db in
+        return try await database.writer.write { db in
             guard var invitation = try InvitationRecord.fetchOne(db, key: invitationId), invitation.inviteeId == userId else {
                 throw MeetError.invitationNotFound
             }

@@ -58,13 +58,13 @@ extension MeetError {
 public enum MeetingAccess {
     /// The user's role in the meeting, or `meeting.notFound` if the meeting does not exist or
     /// is private and the user may not know about it (so chat answers exactly like a read).
-    public static func role(of userId: String, inMeeting meetingId: String, in db: Database) throws -> MeetingRole {
+    static func role(of userId: String, inMeeting meetingId: String, in db: Database) throws -> MeetingRole {
         try MeetingRecord.visible(meetingId, to: userId, in: db).1
     }
 
     /// The same, read from `database` on its own reader threads, for callers without a
     /// `Database` at hand (STOMP's authorizer).
     public static func role(of userId: String, inMeeting meetingId: String, in database: AppDatabase) async throws -> MeetingRole {
-        try await database.pool.read { db in try role(of: userId, inMeeting: meetingId, in: db) }
+        try await database.reader.read { db in try role(of: userId, inMeeting: meetingId, in: db) }
     }
 }

@@ -13,7 +13,7 @@ public struct MeetingService: Sendable {
     /// - Parameters:
     ///   - resolvePlace: turns the place a client sends into a geocoded place.
     ///   - now: the clock; tests pass a fixed one.
-    public init(database: AppDatabase, resolvePlace: @escaping PlaceResolver, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, resolvePlace: @escaping PlaceResolver, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.resolvePlace = resolvePlace
         self.now = now
@@ -44,7 +44,7 @@ public struct MeetingService: Sendable {
         form.checkConsistency(of: meeting)
         try form.check()
 
-        return try await database.pool.write { [meeting] db in
+        return try await database.writer.write { [meeting] db in
             var meeting = meeting
             let activityIds = Array(Set(draft.activityIds ?? [])).sorted()
             let inviteeIds = Array(Set(draft.inviteeIds ?? [])).sorted()
@@ -65,7 +65,7 @@ public struct MeetingService: Sendable {
     /// The meeting as `viewerId` may see it; `meeting.notFound` for a private meeting they
     /// have no part in.
     public func meeting(_ id: String, viewer viewerId: String) async throws -> Meeting {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             let (meeting, _) = try MeetingRecord.visible(id, to: viewerId, in: db)
             return meeting.meeting(activityIds: try meeting.activityIds(in: db))
         }
@@ -77,7 +77,7 @@ public struct MeetingService: Sendable {
         var form = MeetingForm(now: time)
         let query = changes.place.flatMap { form.placeQuery($0) }
         let newPlace = query == nil ? nil : try await place(for: query, form: &form)
-        return try await database.pool.write { [form] db in
+        return try await database.writer.write { [form] db in
             let (old, role) = try MeetingRecord.visible(id, to: userId, in: db)
             guard role == .organizer else { throw MeetError.notOrganizer }
             guard !old.isCancelled else { throw MeetError.meetingCancelled }
@@ -112,7 +112,7 @@ public struct MeetingService: Sendable {
     /// members and pending invitees are told.
     public func cancel(_ id: String, by userId: String) async throws -> Meeting {
         let time = now()
-        return try await database.pool.write { db in
+        return try await database.writer.write { db in
             var (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
             guard role == .organizer else { throw MeetError.notOrganizer }
             try Self.markCancelled(&meeting, by: userId, at: time, in: db)

@@ -41,7 +41,7 @@ extension MeetingService {
     /// left. Joining twice is harmless.
     public func join(_ id: String, by userId: String) async throws -> Meeting {
         let time = now()
-        return try await database.pool.write { db in
+        return try await database.writer.write { db in
             let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
             if role == .organizer || role == .member { return meeting.meeting(activityIds: try meeting.activityIds(in: db)) }
             let joined = try addMember(userId, to: meeting, at: time, in: db)
@@ -56,7 +56,7 @@ extension MeetingService {
     /// Leaves a meeting; the organizer cannot leave (they cancel instead).
     public func leave(_ id: String, by userId: String) async throws {
         let time = now()
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
             switch role {
             case .organizer: throw MeetError.organizerCannotLeave
@@ -71,7 +71,7 @@ extension MeetingService {
     /// The organizer removes a member.
     public func removeMember(_ memberId: String, from id: String, by userId: String) async throws {
         let time = now()
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             let (meeting, role) = try MeetingRecord.visible(id, to: userId, in: db)
             guard role == .organizer else { throw MeetError.notOrganizer }
             guard memberId != userId else { throw MeetError.organizerCannotLeave }
@@ -87,7 +87,7 @@ extension MeetingService {
     /// The members, organizer first, then in the order they joined. Members hidden from the
     /// viewer (blocked either way, banned) are left out, as everywhere else.
     public func members(of id: String, viewer viewerId: String) async throws -> [MeetingMember] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             _ = try MeetingRecord.visible(id, to: viewerId, in: db)
             return try Row.fetchAll(db, SQLRequest(literal: """
                 SELECT member.userId, user.displayName, profile.photoId, member.role, member.joinedAt

@@ -24,7 +24,7 @@ extension ModerationService {
     /// What `stats` shows.
     public func stats() async throws -> ModerationStats {
         let time = now().timeIntervalSince1970
-        return try await database.pool.read { db in
+        return try await database.reader.read { db in
             func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
                 try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
             }
@@ -46,7 +46,7 @@ extension ModerationService {
 
     /// SQLite's integrity check: `["ok"]` for a sound file, else one line per problem.
     public func checkDatabase() async throws -> [String] {
-        try await database.pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        try await database.reader.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 
     /// Copies the whole database to a new file at `path` through SQLite's online backup API,
@@ -54,9 +54,9 @@ extension ModerationService {
     public func backup(to path: String) async throws {
         guard !FileManager.default.fileExists(atPath: path) else { throw MeetError.backupExists }
         let destination = try DatabaseQueue(path: path)
-        // In one step (all pages at once) inside one read transaction of the pool: a write
+        // In one step (all pages at once) inside one read transaction: a write
         // between steps would restart the copy.
-        try database.pool.backup(to: destination)
+        try database.reader.backup(to: destination)
         try destination.close()
     }
 

@@ -32,7 +32,7 @@ extension ModerationService {
     /// Meetings whose title contains `search` (all when nil), newest first; cancelled ones
     /// only when asked.
     public func meetings(search: String? = nil, includeCancelled: Bool = false, limit: Int = 50) async throws -> [ModeratedMeeting] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             let pattern = search.map { "%" + $0.replacingOccurrences(of: "%", with: "") + "%" }
             return try Row.fetchAll(db, sql: """
                 SELECT \(ModeratedMeeting.columns) FROM meeting
@@ -44,14 +44,14 @@ extension ModerationService {
 
     /// One meeting, private or not.
     public func meeting(_ id: String) async throws -> ModeratedMeeting {
-        try await database.pool.read { db in try Self.findMeeting(id, in: db) }
+        try await database.reader.read { db in try Self.findMeeting(id, in: db) }
     }
 
     /// Cancels a meeting as its organizer would: members and invitees are told, and it
     /// leaves the feed of a running server at once (the change log carries `meeting` rows).
     public func cancelMeeting(_ id: String, reason: String, by moderator: Moderator) async throws -> ModeratedMeeting {
         let time = now()
-        return try await database.pool.write { db in
+        return try await database.writer.write { db in
             guard var record = try MeetingRecord.filter(Column("id") == id).fetchOne(db) else { throw MeetError.meetingNotFound }
             try MeetingService.markCancelled(&record, by: moderator.userId ?? moderator.name, at: time, in: db)
             try AuditLog.record("meeting.cancel", targetType: "meeting", targetId: id, by: moderator.name, reason: reason, in: db, at: time)

@@ -4,7 +4,7 @@ import GRDB
 extension ModerationService {
     /// Reports, newest first; only open ones when asked.
     public func reports(openOnly: Bool = false, limit: Int = 50) async throws -> [Report] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Report.columns) FROM report WHERE NOT ? OR status = 'open' ORDER BY createdAt DESC, id LIMIT ?
                 """, arguments: [openOnly, limit]).map(Report.init(row:))
@@ -13,7 +13,7 @@ extension ModerationService {
 
     /// One report.
     public func report(_ id: String) async throws -> Report {
-        try await database.pool.read { db in try ReportService.find(id, in: db) }
+        try await database.reader.read { db in try ReportService.find(id, in: db) }
     }
 
     /// Closes the report — and every other open report of the same target, one decision for
@@ -21,7 +21,7 @@ extension ModerationService {
     /// sender, the meeting's organizer) in the same transaction.
     public func resolve(_ id: String, action: Report.Resolution, note: String?, by moderator: Moderator) async throws -> Report {
         let time = now()
-        return try await database.pool.write { db in
+        return try await database.writer.write { db in
             let report = try ReportService.find(id, in: db)
             guard report.status == "open" else { throw MeetError("report.resolved", status: 409) }
             switch action {

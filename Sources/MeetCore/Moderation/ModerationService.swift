@@ -8,14 +8,14 @@ public struct ModerationService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
     }
 
     /// Users whose e-mail or display name contains `search` (all when nil), newest first.
     public func users(search: String? = nil, limit: Int = 50) async throws -> [ModeratedUser] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             let pattern = search.map { "%" + $0.replacingOccurrences(of: "%", with: "") + "%" }
             return try Row.fetchAll(db, sql: """
                 SELECT \(ModeratedUser.columns) FROM user
@@ -28,7 +28,7 @@ public struct ModerationService: Sendable {
     /// One user, by id or e-mail address, with their sessions and the reports against them.
     public func user(_ reference: String) async throws -> ModeratedUserDetails {
         let time = now()
-        return try await database.pool.read { db in
+        return try await database.reader.read { db in
             let user = try Self.find(reference, in: db)
             let sessions = try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM accessToken WHERE userId = ? AND expiresAt > ?", arguments: [user.id, time]) ?? 0
@@ -82,14 +82,14 @@ public struct ModerationService: Sendable {
 
     /// Whether `userId` may use the moderators' REST API.
     public func isModerator(_ userId: String) async throws -> Bool {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             try Bool.fetchOne(db, sql: "SELECT role = 'moderator' AND NOT banned FROM user WHERE id = ?", arguments: [userId]) ?? false
         }
     }
 
     /// The audit log, newest first.
     public func audit(limit: Int = 50, beforeId: Int64? = nil, targetId: String? = nil) async throws -> [AuditEntry] {
-        try await database.pool.read { db in try AuditLog.entries(limit: limit, beforeId: beforeId, targetId: targetId, in: db) }
+        try await database.reader.read { db in try AuditLog.entries(limit: limit, beforeId: beforeId, targetId: targetId, in: db) }
     }
 
     /// Applies `apply` to the user in one transaction with its audit line, and answers the
@@ -99,7 +99,7 @@ public struct ModerationService: Sendable {
         _ apply: @escaping @Sendable (ModeratedUser, Database, Date) throws -> Void
     ) async throws -> ModeratedUser {
         let time = now()
-        return try await database.pool.write { db in
+        return try await database.writer.write { db in
             let user = try Self.find(reference, in: db)
             try apply(user, db, time)
             try AuditLog.record(action, targetType: "user", targetId: user.id, by: moderator.name, reason: reason, in: db, at: time)

@@ -73,7 +73,7 @@ public struct ReportService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
     }
@@ -83,7 +83,7 @@ public struct ReportService: Sendable {
     public func file(_ draft: ReportDraft, by reporterId: String) async throws -> Report {
         let targetType = try Self.check(draft)
         let time = now()
-        return try await database.pool.write { db in
+        return try await database.writer.write { db in
             try Self.requireVisible(targetType, draft.targetId, to: reporterId, in: db)
             let id = RandomToken.id()
             do {
@@ -100,7 +100,7 @@ public struct ReportService: Sendable {
 
     /// The reporter's own reports, newest first.
     public func reports(by reporterId: String, limit: Int = 100) async throws -> [Report] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             try Row.fetchAll(db, sql: "SELECT \(Report.columns) FROM report WHERE reporterId = ? ORDER BY createdAt DESC, id LIMIT ?",
                              arguments: [reporterId, limit]).map(Report.init(row:))
         }

@@ -9,7 +9,7 @@ public struct DeviceService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
     }
@@ -22,7 +22,7 @@ public struct DeviceService: Sendable {
     /// notifications never reach a phone someone else now signs in on.
     public func register(_ registration: DeviceRegistration, for userId: String) async throws -> (device: Device, created: Bool) {
         let fields = try registration.checked()
-        return try await database.pool.write { [now] db in
+        return try await database.writer.write { [now] db in
             let time = now()
             if var existing = try Device.filter(Column("pushService") == fields.service.rawValue && Column("token") == fields.token).fetchOne(db) {
                 if existing.userId == userId {
@@ -49,7 +49,7 @@ public struct DeviceService: Sendable {
     /// Removes one of `userId`'s devices.
     /// - Throws: `device.notFound` unless the device exists and is theirs.
     public func unregister(_ deviceId: String, of userId: String) async throws {
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             let deleted = try Device.filter(Column("id") == deviceId && Column("userId") == userId).deleteAll(db)
             if deleted == 0 { throw Self.notFound }
         }
@@ -57,7 +57,7 @@ public struct DeviceService: Sendable {
 
     /// `userId`'s devices, newest first, disabled ones included (they say so).
     public func devices(of userId: String) async throws -> [Device] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             try Device.filter(Column("userId") == userId).order(Column("createdAt").desc, Column("id")).fetchAll(db)
         }
     }

@@ -10,7 +10,7 @@ public struct InboxService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
     }
@@ -24,7 +24,7 @@ public struct InboxService: Sendable {
             guard let value = Int64(cursor), value > 0 else { throw MeetError.invalidField("cursor", "field.invalid") }
             before = value
         }
-        let items = try await database.pool.read { [before] db in
+        let items = try await database.reader.read { [before] db in
             try InboxNotification.filter(Column("userId") == userId && Column("seq") < before)
                 .order(Column("seq").desc).limit(limit + 1).fetchAll(db)
         }
@@ -35,7 +35,7 @@ public struct InboxService: Sendable {
     /// Marks `ids` of `userId`'s notifications read (others' ids are ignored), or all of
     /// them when `ids` is nil; answers how many stay unread.
     public func markRead(_ ids: [String]?, of userId: String) async throws -> Int {
-        try await database.pool.write { [now] db in
+        try await database.writer.write { [now] db in
             var unread = InboxNotification.filter(Column("userId") == userId && Column("readAt") == nil)
             if let ids { unread = unread.filter(ids.contains(Column("id"))) }
             try unread.updateAll(db, Column("readAt").set(to: now()))

@@ -9,7 +9,7 @@ public struct PushQueue: Sendable {
     let retry: PushRetryPolicy
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, retry: PushRetryPolicy = PushRetryPolicy(), now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, retry: PushRetryPolicy = PushRetryPolicy(), now: @escaping @Sendable () -> Date) {
         self.database = database
         self.retry = retry
         self.now = now
@@ -20,7 +20,7 @@ public struct PushQueue: Sendable {
     /// once, before the first claim. Answers how many there were.
     @discardableResult
     public func requeueInterrupted() async throws -> Int {
-        try await database.pool.write { [now] db in
+        try await database.writer.write { [now] db in
             try PushJob.filter(Column("state") == PushJob.State.sending.rawValue)
                 .updateAll(db, Column("state").set(to: PushJob.State.pending.rawValue), Column("updatedAt").set(to: now().timeIntervalSince1970))
         }
@@ -29,7 +29,7 @@ public struct PushQueue: Sendable {
     /// Claims up to `limit` due jobs, oldest due first, and counts the attempt; each comes
     /// with what its push is built from.
     public func claim(limit: Int) async throws -> [PushDelivery] {
-        try await database.pool.write { [now] db in
+        try await database.writer.write { [now] db in
             let time = now().timeIntervalSince1970
             let ids = try Int64.fetchAll(db, sql: """
                 UPDATE pushJob SET state = 'sending', attempts = attempts + 1, updatedAt = ?
@@ -50,7 +50,7 @@ public struct PushQueue: Sendable {
 
     /// The earliest time a pending job falls due, if any.
     public func nextDue() async throws -> Date? {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             try Double.fetchOne(db, sql: "SELECT min(dueAt) FROM pushJob WHERE state = 'pending'")
                 .map(Date.init(timeIntervalSince1970:))
         }
@@ -58,7 +58,7 @@ public struct PushQueue: Sendable {
 
     /// Records the outcomes of one batch in one transaction.
     public func record(_ outcomes: [(job: PushJob, outcome: PushOutcome)]) async throws {
-        try await database.pool.write { [now, retry] db in
+        try await database.writer.write { [now, retry] db in
             let time = now().timeIntervalSince1970
             for (job, outcome) in outcomes {
                 var job = job
@@ -101,7 +101,7 @@ public struct PushQueue: Sendable {
 
     /// How many jobs are in each state (for metrics and tests).
     public func counts() async throws -> [PushJob.State: Int] {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             var counts: [PushJob.State: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM pushJob GROUP BY state") {
                 if let state = PushJob.State(rawValue: row["state"]) { counts[state] = row["n"] }

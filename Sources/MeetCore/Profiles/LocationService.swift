@@ -15,7 +15,7 @@ public struct LocationService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
     }
@@ -40,7 +40,7 @@ public struct LocationService: Sendable {
     /// position is hidden unless the user says otherwise.
     public func update(_ userId: String, lat: Double, lon: Double, share: Bool?) async throws -> SharedLocation {
         try Self.check(lat: lat, lon: lon, error: { MeetError("location.invalid", status: 422, fieldProblems: $0) })
-        return try await database.pool.write { [now] db in
+        return try await database.writer.write { [now] db in
             let share = try share ?? Bool.fetchOne(db, SQLRequest(literal: "SELECT shared FROM userLocation WHERE userId = \(userId)")) ?? false
             let location = SharedLocation(lat: lat, lon: lon, share: share, updatedAt: now())
             try db.execute(literal: """
@@ -67,7 +67,7 @@ public struct LocationService: Sendable {
         guard Self.nearbyLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.nearbyLimit) }
         let circle = GeoCircle(lat: lat, lon: lon, radiusKm: radiusKm)
         let candidates = GeoCircle(lat: lat, lon: lon, radiusKm: radiusKm + SharedPositionCell.diagonalKm)
-        return try await database.pool.read { db in
+        return try await database.reader.read { db in
             try Self.checkCentre(of: circle, isNearTheLastPositionOf: viewer, in: db)
             var inside: [(userId: String, distanceKm: Double)] = []
             for box in candidates.boundingBoxes {

@@ -9,14 +9,14 @@ public struct ProfileService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
     }
 
     /// The profile of the signed-in user.
     public func profile(of userId: String) async throws -> Profile {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             guard let profile = try Profile.fetchAll(db, userIds: [userId]).first else { throw Self.notFound }
             return profile
         }
@@ -25,7 +25,7 @@ public struct ProfileService: Sendable {
     /// Another user's profile as `viewer` may see it: 404 for unknown, unconfirmed or banned
     /// users and for anyone either of the two has blocked.
     public func profile(of userId: String, seenBy viewer: String) async throws -> Profile {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             let visible = try Bool.fetchOne(db, SQLRequest(literal: """
                 SELECT EXISTS (SELECT 1 FROM user WHERE id = \(userId) AND \(UserVisibility.visible(to: viewer)))
                 """)) ?? false
@@ -38,7 +38,7 @@ public struct ProfileService: Sendable {
     /// one; its activities must exist.
     public func update(_ profile: Profile) async throws -> Profile {
         let userId = profile.userId
-        return try await database.pool.write { [now] db in
+        return try await database.writer.write { [now] db in
             let unknown = try ActivityService.unknownIds(profile.activityIds, in: db)
             if !unknown.isEmpty {
                 throw Profile.invalid(profile.activityIds.enumerated().compactMap { index, id in
@@ -65,7 +65,7 @@ public struct ProfileService: Sendable {
         let position = try cursor.map(UserCursor.init(token:))
         guard Self.pageLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.pageLimit) }
         let sql = Self.peopleQuery(matching: SearchQuery.ftsPrefixQuery(query), seenBy: viewer, after: position, limit: limit + 1)
-        return try await database.pool.read { db in
+        return try await database.reader.read { db in
             let rows = try Row.fetchAll(db, SQLRequest(literal: sql))
             let page = rows.prefix(limit)
             let next = rows.count > limit ? page.last.map { UserCursor(displayName: $0["displayName"], userId: $0["id"]).token } : nil

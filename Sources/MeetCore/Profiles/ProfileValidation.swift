@@ -14,7 +14,7 @@ extension Profile {
     /// checked without the database (which activities exist is the service's part).
     public init(
         validating userId: String, displayName: String, bio: String = "", birthDate: String? = nil, city: String? = nil,
-        photoId: String? = nil, activityIds: [String] = [], languages: [String] = [], today: Date = Date()
+        photoId: String? = nil, activityIds: [String] = [], languages: [String] = [], today: Date
     ) throws {
         var problems: [MeetError.FieldProblem] = []
         self.userId = userId

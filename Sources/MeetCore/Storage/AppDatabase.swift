@@ -1,17 +1,42 @@
 import Foundation
 import GRDB
 
-/// The one SQLite file behind the service: a WAL-mode `DatabasePool` with foreign keys on,
-/// migrated to the latest schema when opened.
+/// The one SQLite file behind the service, migrated to the latest schema when opened.
+///
+/// Only MeetCore writes: its services are the intention-revealing methods other modules call,
+/// so every write goes through code that keeps the domain's rules (and the feed index, which
+/// observes this writer, sees it). Other modules get ``reader`` for plain looks.
 public final class AppDatabase: Sendable {
     /// The database's file name inside the data directory.
     public static let fileName = "meetupd.sqlite"
 
-    /// Readers run concurrently; writes are serialized by SQLite itself.
-    public let pool: DatabasePool
+    /// Every write of the service; kept inside MeetCore (see the type's comment).
+    let writer: any DatabaseWriter
+
+    /// Reads run concurrently with writes (WAL) and cannot change anything.
+    public var reader: any DatabaseReader { writer }
+
+    /// Wraps `writer` (normally from ``openPool(path:)``) and applies pending migrations.
+    public init(_ writer: any DatabaseWriter) throws {
+        self.writer = writer
+        try Schema.migrator.migrate(writer)
+    }
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(Self.openPool(path: path))
+    }
+
+    /// Opens the database in a data directory, creating the directory if needed.
+    public convenience init(dataDirectory: String) throws {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try self.init(path: dataDirectory + "/" + Self.fileName)
+    }
+
+    /// A WAL-mode pool on the file at `path`, set up as the service needs it (foreign keys,
+    /// waiting writers, memory-mapped reads). Tools that seed a file in bulk open it here and
+    /// hand it to ``init(_:)``.
+    public static func openPool(path: String) throws -> DatabasePool {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // Concurrent writers wait for each other instead of failing with SQLITE_BUSY.
@@ -24,18 +49,24 @@ public final class AppDatabase: Sendable {
             // thousands of scattered meeting rows per query, and the copies were a fifth of its CPU.
             try db.execute(sql: "PRAGMA mmap_size = 1073741824")
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
-        try Schema.migrator.migrate(pool)
-    }
-
-    /// Opens the database in a data directory, creating the directory if needed.
-    public convenience init(dataDirectory: String) throws {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        try self.init(path: dataDirectory + "/" + Self.fileName)
+        return try DatabasePool(path: path, configuration: configuration)
     }
 
     /// Names of the migrations applied so far, in order.
     public func appliedMigrations() throws -> [String] {
-        try pool.read { db in try Schema.migrator.appliedMigrations(db) }
+        try reader.read { db in try Schema.migrator.appliedMigrations(db) }
+    }
+
+    /// Calls `onChange` after each committed transaction of this process that changed `table`,
+    /// until the returned handle is cancelled; `onError` once if observing fails.
+    public func observeCommits(
+        to table: String, onError: @escaping @Sendable (any Error) -> Void, onChange: @escaping @Sendable () -> Void
+    ) -> AnyDatabaseCancellable {
+        DatabaseRegionObservation(tracking: Table(table)).start(in: writer, onError: onError, onChange: { _ in onChange() })
+    }
+
+    /// Throws unless the file can be read right now: what `/health` reports.
+    public func checkReadable() async throws {
+        _ = try await reader.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 }

@@ -20,7 +20,7 @@ struct LiveNotifications: Service {
     func run() async throws {
         let wakeups = TableWakeups(table: "notification", in: database)
         defer { wakeups.cancel() }
-        var last = try await database.pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM notification") ?? 0 }
+        var last = try await database.reader.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM notification") ?? 0 }
         let stopping = StopFlag()
         await withGracefulShutdownHandler {
             while !stopping.isSet {
@@ -40,7 +40,7 @@ struct LiveNotifications: Service {
     /// Sends the notifications after `seq`; answers the last one sent.
     private func send(after seq: Int64) async throws -> Int64 {
         // Decoded on the reader: rows themselves cannot leave it.
-        let fresh = try await database.pool.read { db in
+        let fresh = try await database.reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT notification.*, user.locale AS userLocale FROM notification JOIN user ON user.id = notification.userId
                 WHERE seq > ? ORDER BY seq

@@ -14,8 +14,7 @@ final class TableWakeups: Sendable {
     private let observation = Mutex<AnyDatabaseCancellable?>(nil)
 
     init(table: String, in database: AppDatabase) {
-        let cancellable = DatabaseRegionObservation(tracking: Table(table))
-            .start(in: database.pool, onError: { [weak self] _ in self?.ring() }, onChange: { [weak self] _ in self?.ring() })
+        let cancellable = database.observeCommits(to: table, onError: { [weak self] _ in self?.ring() }, onChange: { [weak self] in self?.ring() })
         observation.withLock { $0 = cancellable }
     }
 

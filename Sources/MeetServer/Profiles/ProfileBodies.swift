@@ -25,7 +25,7 @@ struct ProfileBody: ResponseEncodable {
     var activityIds: [String]
     var languages: [String]
 
-    init(_ profile: Profile, shownToOwner: Bool, today: Date = Date()) {
+    init(_ profile: Profile, shownToOwner: Bool, today: Date) {
         id = profile.userId
         displayName = profile.displayName
         bio = profile.bio

@@ -3,17 +3,21 @@ import Hummingbird
 import MeetCore
 
 /// `/me/profile`, `/me/location` and `/users...`: profiles, finding people by name and nearby.
-func addProfileRoutes(to api: RouterGroup<AppRequestContext>, profiles: ProfileService, locations: LocationService) {
+///
+/// `now` is the configured clock: it dates birth-date checks and the ages shown.
+func addProfileRoutes(
+    to api: RouterGroup<AppRequestContext>, profiles: ProfileService, locations: LocationService, now: @escaping @Sendable () -> Date
+) {
     api.get("me/profile") { _, context in
-        ProfileBody(try await profiles.profile(of: try context.requireUser()), shownToOwner: true)
+        ProfileBody(try await profiles.profile(of: try context.requireUser()), shownToOwner: true, today: now())
     }
     api.put("me/profile") { request, context in
         let userId = try context.requireUser()
         let body = try await request.decode(as: ProfileRequest.self, context: context)
         let profile = try Profile(
             validating: userId, displayName: body.displayName, bio: body.bio ?? "", birthDate: body.birthDate, city: body.city,
-            photoId: body.photoId, activityIds: body.activityIds ?? [], languages: body.languages ?? [])
-        return ProfileBody(try await profiles.update(profile), shownToOwner: true)
+            photoId: body.photoId, activityIds: body.activityIds ?? [], languages: body.languages ?? [], today: now())
+        return ProfileBody(try await profiles.update(profile), shownToOwner: true, today: now())
     }
     api.put("me/location") { request, context in
         let userId = try context.requireUser()
@@ -27,7 +31,7 @@ func addProfileRoutes(to api: RouterGroup<AppRequestContext>, profiles: ProfileS
         try query.check()
         let page = try await profiles.searchUsers(
             matching: query.string("q") ?? "", seenBy: viewer, after: query.string("cursor"), limit: limit ?? 20)
-        return ItemList(items: page.items.map { ProfileBody($0, shownToOwner: false) }, nextCursor: page.nextCursor)
+        return ItemList(items: page.items.map { ProfileBody($0, shownToOwner: false, today: now()) }, nextCursor: page.nextCursor)
     }
     api.get("users/nearby") { request, context in
         let viewer = try context.requireUser()
@@ -39,11 +43,11 @@ func addProfileRoutes(to api: RouterGroup<AppRequestContext>, profiles: ProfileS
         try query.check()
         let neighbours = try await locations.nearby(
             lat: lat ?? 0, lon: lon ?? 0, radiusKm: radiusKm ?? 10, seenBy: viewer, limit: limit ?? 50)
-        return ItemList(items: neighbours.map { NeighbourBody(user: ProfileBody($0.profile, shownToOwner: false), distanceKm: $0.distanceKm) })
+        return ItemList(items: neighbours.map { NeighbourBody(user: ProfileBody($0.profile, shownToOwner: false, today: now()), distanceKm: $0.distanceKm) })
     }
     api.get("users/{id}") { _, context in
         let viewer = try context.requireUser()
         let userId = try context.parameters.require("id")
-        return ProfileBody(try await profiles.profile(of: userId, seenBy: viewer), shownToOwner: false)
+        return ProfileBody(try await profiles.profile(of: userId, seenBy: viewer), shownToOwner: false, today: now())
     }
 }

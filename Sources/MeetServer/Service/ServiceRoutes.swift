@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Hummingbird
 import MeetCore
 import Prometheus
@@ -11,7 +10,7 @@ func addServiceRoutes(to router: Router<AppRequestContext>, database: AppDatabas
         var status: String
     }
     router.get("health") { _, _ in
-        _ = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        try await database.checkReadable()
         return Health(status: "ok")
     }
     router.get("metrics") { _, _ in

@@ -20,7 +20,7 @@ struct AdminOptions: ParsableArguments {
     }
 
     func moderation() throws -> ModerationService {
-        ModerationService(database: try openDatabase())
+        ModerationService(database: try openDatabase(), now: Date.init)
     }
 
     /// The person at the terminal, as the audit log names them.

@@ -12,13 +12,13 @@ struct FriendsFixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-friends-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         database = try AppDatabase(path: directory.appendingPathComponent("meetupd.sqlite").path)
-        friends = FriendService(database: database)
+        friends = FriendService(database: database, now: Date.init)
     }
 
     /// Creates a user (with a confirmed address unless told otherwise) and returns their id.
     func user(_ name: String, confirmed: Bool = true) async throws -> String {
         let id = RandomToken.id()
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             try db.execute(sql: """
                 INSERT INTO user (id, email, displayName, locale, passwordHash, emailConfirmedAt, createdAt)
                 VALUES (?, ?, ?, 'en', '-', ?, ?)
@@ -29,7 +29,7 @@ struct FriendsFixture {
 
     /// Lists the first `count` activities of the catalog on `user`'s profile.
     func likes(_ user: String, firstActivities count: Int) async throws {
-        try await database.pool.write { db in
+        try await database.writer.write { db in
             try db.execute(sql: """
                 INSERT INTO profileActivity (userId, activityId) SELECT ?, id FROM activity ORDER BY id LIMIT ?
                 """, arguments: [user, count])
@@ -123,8 +123,8 @@ struct FriendsFixture {
         #expect(try await f.friends.friends(of: anna).isEmpty)
         #expect(try await f.friends.friends(of: bohdan).isEmpty)
         #expect(try await f.friends.blocked(by: bohdan).map(\.id) == [anna])
-        #expect(try await f.database.pool.read { db in try Blocks.isBlocked(db, anna, bohdan) })
-        #expect(try await f.database.pool.read { db in try Blocks.isBlocked(db, bohdan, anna) })
+        #expect(try await f.database.reader.read { db in try Blocks.isBlocked(db, anna, bohdan) })
+        #expect(try await f.database.reader.read { db in try Blocks.isBlocked(db, bohdan, anna) })
 
         // The blocked one gets exactly the answer for a user who does not exist...
         var answers: [MeetError] = []
@@ -141,7 +141,7 @@ struct FriendsFixture {
 
         try await f.friends.unblock(anna, by: bohdan)
         await #expect(throws: MeetError("block.notFound", status: 404)) { try await f.friends.unblock(anna, by: bohdan) }
-        #expect(try await f.database.pool.read { db in try Blocks.isBlocked(db, anna, bohdan) } == false)
+        #expect(try await f.database.reader.read { db in try Blocks.isBlocked(db, anna, bohdan) } == false)
         #expect(try await f.friends.sendRequest(from: anna, to: bohdan).status == .pending)
     }
 
@@ -153,7 +153,7 @@ struct FriendsFixture {
         try await f.friends.cancel(request: try await f.friends.sendRequest(from: anna, to: chrystia).id, by: anna)
         try await f.friends.decline(request: try await f.friends.sendRequest(from: anna, to: dmytro).id, by: dmytro)
 
-        let events = try await f.database.pool.read { db in try DomainEvents.pending(for: "test", in: db) }
+        let events = try await f.database.reader.read { db in try DomainEvents.pending(for: "test", in: db) }
         #expect(events.map(\.kind) == [
             .friendRequestSent, .friendRequestAccepted, .friendRequestSent, .friendRequestCancelled, .friendRequestSent,
         ])

@@ -170,7 +170,7 @@ import Testing
         let pointlessRest = try await pages(f, FeedRequest(limit: 4), cursor: pointless)
 
         try await f.service.saveFeedCursors()
-        let rows = try f.database.pool.read { db in
+        let rows = try f.database.reader.read { db in
             try Row.fetchAll(db, sql: "SELECT token, lat, lon, base, length(offsets) AS size FROM feedSnapshot ORDER BY createdAt, token")
         }
         #expect(rows.count == 3)
@@ -182,6 +182,6 @@ import Testing
         #expect(try await pages(f, service: next, request, cursor: cursor) == rest)
         #expect(try await pages(f, service: next, request, cursor: unsorted) == rest)
         #expect(try await pages(f, service: next, FeedRequest(limit: 4), cursor: pointless) == pointlessRest)
-        #expect(try await f.database.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedSnapshot") } == 0)
+        #expect(try await f.database.reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feedSnapshot") } == 0)
     }
 }

@@ -34,7 +34,7 @@ import Testing
     @Test func aCommitTouchingMoreMeetingsThanSQLiteHasParametersIsReRead() throws {
         let f = try MeetingFixture()
         let numbers = Set(Int64(1)...Int64(40_000))
-        #expect(try f.database.pool.read { db in try FeedRows.meetings(numbers, from: 0, in: db) }.isEmpty)
+        #expect(try f.database.reader.read { db in try FeedRows.meetings(numbers, from: 0, in: db) }.isEmpty)
     }
 
     @Test func createsJoinsLeavesAndCancelsShowAtOnce() async throws {
@@ -77,7 +77,7 @@ import Testing
 
     @Test func newFriendsAndBlocksShowAtOnce() async throws {
         let f = try await loadedFixture("pal", "cy")
-        let friends = FriendService(database: f.database)
+        let friends = FriendService(database: f.database, now: { MeetingFixture.now })
         _ = try await f.service.create(MeetingFixture.draft(title: "soon", in: 2), by: "ann")
         let withPal = try await f.service.create(MeetingFixture.draft(title: "pal goes", in: 40), by: "cy")
         _ = try await f.service.join(withPal.id, by: "pal")
@@ -96,7 +96,7 @@ import Testing
         let meeting = try await f.service.create(MeetingFixture.draft(title: "run"), by: "ann")
         struct Abort: Error {}
         await #expect(throws: Abort.self) {
-            try await f.database.pool.write { db in
+            try await f.database.writer.write { db in
                 try db.execute(sql: "UPDATE meeting SET cancelledAt = 1 WHERE id = ?", arguments: [meeting.id])
                 try db.execute(sql: "DELETE FROM meetingActivity")
                 throw Abort()
@@ -110,15 +110,15 @@ import Testing
         let f = try await loadedFixture("bob")
         let meeting = try await f.service.create(MeetingFixture.draft(title: "run"), by: "ann")
         // Each alone: an activity row touches its meeting by trigger, a member row by its count.
-        try await f.database.pool.write { db in
+        try await f.database.writer.write { db in
             try db.execute(sql: "INSERT INTO meetingActivity (meetingId, activityId) VALUES (?, 'chess')", arguments: [meeting.id])
         }
         try await expectSameAsReloaded(f)
-        try await f.database.pool.write { db in
+        try await f.database.writer.write { db in
             try db.execute(sql: "INSERT INTO meetingMember (meetingId, userId, role, joinedAt) VALUES (?, 'bob', 'member', 0)", arguments: [meeting.id])
         }
         try await expectSameAsReloaded(f)
-        try await f.database.pool.write { db in try db.execute(sql: "DELETE FROM user WHERE id = 'ann'") }
+        try await f.database.writer.write { db in try db.execute(sql: "DELETE FROM user WHERE id = 'ann'") }
         #expect(try await titles(f).isEmpty)
         try await expectSameAsReloaded(f)
     }
@@ -130,7 +130,7 @@ import Testing
         let users = (0..<8).map { "u\($0)" }
         let f = try await loadedFixture()
         try f.users(users)
-        let friends = FriendService(database: f.database)
+        let friends = FriendService(database: f.database, now: { MeetingFixture.now })
         var generator = SpatialGridTests.Lcg(state: seed)
         func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &generator) }
         var ids: [String] = []
@@ -174,7 +174,7 @@ import Testing
             }
         }
         // The mix did reach the friend graph.
-        let (friendships, blocks) = try await f.database.pool.read { db in
+        let (friendships, blocks) = try await f.database.reader.read { db in
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM friendship")!, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM block")!)
         }
         #expect(friendships > 0 && blocks > 0)
@@ -184,7 +184,7 @@ import Testing
     /// found it, without the index.
     func referenceFeed(_ f: MeetingFixture, _ request: FeedRequest, viewer: String) throws -> [String] {
         let circle = try #require(request.circle)
-        let rows = try f.database.pool.read { db in
+        let rows = try f.database.reader.read { db in
             try Row.fetchAll(db, SQLRequest(literal: """
                 SELECT id, online, lat, lon FROM meeting
                 WHERE visibility = 'public' AND cancelledAt IS NULL AND startsAt >= \(MeetingFixture.now.timeIntervalSince1970)

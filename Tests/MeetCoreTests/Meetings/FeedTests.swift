@@ -68,7 +68,7 @@ import Testing
     @Test func relevanceWeighsSharedActivitiesAndFriendsGoing() async throws {
         let f = try MeetingFixture()
         try f.users("ann", "viewer", "pal1", "pal2")
-        try await f.database.pool.write { db in
+        try await f.database.writer.write { db in
             try db.execute(sql: "INSERT INTO profileActivity (userId, activityId) VALUES ('viewer', 'chess')")
             for pal in ["pal1", "pal2"] {
                 try db.execute(sql: "INSERT INTO friendship (userId, friendId, since) VALUES (?, ?, ?), (?, ?, ?)",
@@ -91,7 +91,7 @@ import Testing
         let f = try MeetingFixture()
         try f.users("ann", "viewer")
         let meeting = try await meeting(f, "ann's")
-        try await f.database.pool.write { db in
+        try await f.database.writer.write { db in
             try db.execute(sql: "INSERT INTO block (blockerId, blockedId, createdAt) VALUES ('ann', 'viewer', ?)", arguments: [MeetingFixture.now])
         }
         #expect(try await f.service.feed(FeedRequest(), viewer: "viewer").items.isEmpty)
@@ -139,7 +139,7 @@ import Testing
     @Test func theFeedIndexReadsIndexesNeverEveryMeeting() throws {
         let f = try MeetingFixture()
         let conditions: [SQL] = ["m.startsAt >= \(MeetingFixture.now.timeIntervalSince1970)", "m.number IN \([1, 2, 3])"]
-        try f.database.pool.read { db in
+        try f.database.reader.read { db in
             for condition in conditions {
                 for query in FeedRows.queries(where: condition) {
                     let (sql, arguments) = try query.build(db)

@@ -35,7 +35,7 @@ struct MeetingFixture {
     }
 
     func users(_ ids: [String]) throws {
-        try database.pool.write { db in
+        try database.writer.write { db in
             for id in ids {
                 try db.execute(
                     sql: """
@@ -63,7 +63,7 @@ struct MeetingFixture {
     }
 
     func events(_ kind: DomainEvent.Kind) throws -> [MeetingEventPayload] {
-        try database.pool.read { db in
+        try database.reader.read { db in
             try DomainEvents.pending(for: "test", limit: 10_000, in: db)
                 .filter { $0.kind == kind }
                 .map { try JSONDecoder.iso.decode(MeetingEventPayload.self, from: $0.payload) }

@@ -44,7 +44,7 @@ import Testing
         try f.users("ann", "bob", "cy", "dan")
         let meeting = try await f.service.create(MeetingFixture.draft(), by: "ann")
         for user in ["bob", "cy", "dan"] { _ = try await f.service.join(meeting.id, by: user) }
-        try await f.database.pool.write { db in
+        try await f.database.writer.write { db in
             try db.execute(sql: "UPDATE user SET banned = 1 WHERE id = 'dan'")
             try db.execute(sql: "INSERT INTO block (blockerId, blockedId, createdAt) VALUES ('bob', 'cy', 0)")
         }
@@ -75,7 +75,7 @@ import Testing
             ("cancel", { _ = try await s.cancel(id, by: eve) }),
             ("remove", { try await s.removeMember("ann", from: id, by: eve) }),
             ("calendar", { _ = try await s.calendar(for: id, viewer: eve, link: { $0 }) }),
-            ("access", { _ = try await f.database.pool.read { db in try MeetingAccess.role(of: eve, inMeeting: id, in: db) } }),
+            ("access", { _ = try await f.database.reader.read { db in try MeetingAccess.role(of: eve, inMeeting: id, in: db) } }),
         ] }
         for outsider in ["eve", "dan", "cy"] {
             for (name, path) in paths(outsider) {

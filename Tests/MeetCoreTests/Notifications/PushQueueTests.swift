@@ -16,13 +16,13 @@ import Testing
             fixture = try ProfilesFixture()
             let ann = try await fixture.addUser("Ann")
             let bob = try await fixture.addUser("Bob")
-            let devices = DeviceService(database: fixture.database)
+            let devices = DeviceService(database: fixture.database, now: Date.init)
             var phones: [String] = []
             for token in ["aa", "bb"] {
                 phones.append(try await devices.register(DeviceRegistration(pushService: "apns", token: token, locale: "en"), for: ann).device.id)
             }
             self.phones = phones
-            _ = try await FriendService(database: fixture.database).sendRequest(from: bob, to: ann)
+            _ = try await FriendService(database: fixture.database, now: Date.init).sendRequest(from: bob, to: ann)
             let clock = clock
             queue = PushQueue(database: fixture.database, retry: retry, now: { clock.now })
         }
@@ -32,11 +32,11 @@ import Testing
         }
 
         func device(_ id: String) async throws -> Device? {
-            try await fixture.database.pool.read { db in try Device.fetchOne(db, key: id) }
+            try await fixture.database.reader.read { db in try Device.fetchOne(db, key: id) }
         }
 
         func remove() {
-            try? FileManager.default.removeItem(at: URL(fileURLWithPath: fixture.database.pool.path).deletingLastPathComponent())
+            try? FileManager.default.removeItem(at: URL(fileURLWithPath: fixture.database.writer.path).deletingLastPathComponent())
         }
     }
 
@@ -75,7 +75,7 @@ import Testing
         let batch = try await fixture.queue.claim(limit: 1)
         let refused = try #require(batch.first)
         // A second job waits for the same device.
-        try await fixture.fixture.database.pool.write { db in
+        try await fixture.fixture.database.writer.write { db in
             try db.execute(sql: """
                 INSERT INTO pushJob (notificationId, deviceId, state, attempts, dueAt, updatedAt)
                 SELECT notificationId, deviceId, 'pending', 0, dueAt, updatedAt FROM pushJob WHERE id = ?

@@ -5,7 +5,7 @@ extension MeetingService {
     /// The meeting as an RFC 5545 calendar file. `link` makes the `URL` of an event from a
     /// meeting id.
     public func calendar(for id: String, viewer viewerId: String, link: @Sendable (String) -> String) async throws -> String {
-        let meeting = try await database.pool.read { db in try MeetingRecord.visible(id, to: viewerId, in: db).0 }
+        let meeting = try await database.reader.read { db in try MeetingRecord.visible(id, to: viewerId, in: db).0 }
         return CalendarFile.make([meeting], link: link)
     }
 
@@ -13,7 +13,7 @@ extension MeetingService {
     /// included so that subscribed calendars drop them.
     public func myCalendar(_ userId: String, link: @Sendable (String) -> String) async throws -> String {
         let time = now()
-        let meetings = try await database.pool.read { db in
+        let meetings = try await database.reader.read { db in
             try MeetingRecord.fetchAll(db, sql: """
                 SELECT meeting.* FROM meetingMember JOIN meeting ON meeting.id = meetingMember.meetingId
                 WHERE meetingMember.userId = ? AND COALESCE(meeting.endsAt, meeting.startsAt) >= ?

@@ -20,7 +20,7 @@ extension MeetingService {
             let list = snapshot.list
             let numbers = list.numbers(min(cursor.offset, list.count)..<min(end, list.count))
             let next = end < list.count ? FeedCursor(token: cursor.token, offset: end).text : nil
-            return try await database.pool.read { db in
+            return try await database.reader.read { db in
                 // Blocks made since the first page hide their meetings from this page on.
                 let blocked = Set(try FeedViewer.blockedUserIds(of: viewerId, in: db))
                 return try page(numbers, from: snapshot.center, next: next, hiding: blocked, in: db)
@@ -38,7 +38,7 @@ extension MeetingService {
     /// The first page from the loaded index, in one read: the viewer's blocks (and friends and
     /// activities), then the page's meetings. `nil` when the index is not loaded.
     private func firstPage(_ request: FeedRequest, viewer viewerId: String, at time: Date) async throws -> FeedPage? {
-        try await database.pool.read { db in
+        try await database.reader.read { db in
             let viewer = try FeedViewer.fetch(viewerId, forRelevance: request.sort == .relevance, in: db)
             guard let ranked = index.rank(
                 request, from: (request.from ?? time).timeIntervalSince1970, viewer: viewer,

@@ -6,7 +6,7 @@ extension MeetingService {
     /// through the feed carry on after a restart; the saved rows are removed. Call before
     /// serving.
     public func restoreFeedCursors() throws {
-        let saved = try database.pool.write { db in try FeedCursorStore.take(in: db) }
+        let saved = try database.writer.write { db in try FeedCursorStore.take(in: db) }
         snapshots.restore(saved, now: now())
     }
 
@@ -14,7 +14,7 @@ extension MeetingService {
     /// feed requests come. A crash loses them; their clients start again from the first page.
     public func saveFeedCursors() async throws {
         let live = snapshots.live(now: now())
-        try await database.pool.write { db in try FeedCursorStore.save(live, in: db) }
+        try await database.writer.write { db in try FeedCursorStore.save(live, in: db) }
     }
 
     /// Loads the feed's in-memory index now rather than on the first feed query.

@@ -5,7 +5,7 @@ import Synchronization
 /// Every meeting the feed can show (public, not cancelled, upcoming), in memory, so that a
 /// feed query reads no meeting rows at all; `docs/ranking.md` explains it.
 ///
-/// It follows every write made through this process's database pool: a transaction
+/// It follows every write made through this process's `AppDatabase.writer`: a transaction
 /// observer on the writer notes the `meeting` rows a transaction touches (joins, leaves and
 /// activity edits touch the row too, by triggers) and, once it commits, re-reads just those
 /// meetings on the writer, before any later transaction, so the index changes in commit
@@ -37,7 +37,7 @@ final class FeedIndex: TransactionObserver, Sendable {
     init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
-        database.pool.add(transactionObserver: self)
+        database.writer.add(transactionObserver: self)
     }
 
     /// Loads the index unless it is loaded; concurrent callers share one load.
@@ -82,10 +82,10 @@ final class FeedIndex: TransactionObserver, Sendable {
     private func load() async throws {
         storage.write { $0 = Storage(phase: .loading(missed: [])) }
         let start = now().timeIntervalSince1970
-        var built = FeedIndexState(loading: try await database.pool.read { db in try FeedRows.upcoming(from: start, in: db) })
+        var built = FeedIndexState(loading: try await database.reader.read { db in try FeedRows.upcoming(from: start, in: db) })
         storage.write { swap(&$0.state, &built) }
         // On the writer no commit can slip between re-reading what was missed and going live.
-        try await database.pool.writeWithoutTransaction { db in
+        try await database.writer.writeWithoutTransaction { db in
             let missed = self.storage.read { storage -> Set<Int64> in
                 guard case .loading(let missed) = storage.phase else { return [] }
                 return missed
@@ -133,7 +133,7 @@ final class FeedIndex: TransactionObserver, Sendable {
         guard !numbers.isEmpty else { return }
         // A failure resets the index like any failed refresh; the writer itself failing
         // leaves nothing to re-read on.
-        try? await database.pool.writeWithoutTransaction { db in self.apply(numbers, in: db) }
+        try? await database.writer.writeWithoutTransaction { db in self.apply(numbers, in: db) }
     }
 
     /// Puts the meetings as they are in `db` in the index: at once when it is loaded, after
