@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -87,6 +88,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // The Nominatim geocoder's HTTP client (already built for HummingbirdTesting).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // Trusting an extra certificate on the push services' connections.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             // The OpenAPI document is served from the bundle. SwiftPM bundles only files inside
             // the target and copies symlinks as they are, so the file lives here and

@@ -51,6 +51,7 @@ struct PushDispatcher: Service {
             stopping.set()
             wakeups.ring()
         }
+        await transports.http?.shutdown()
     }
 
     /// Until the next retry falls due, at most ``Configuration/idleWait``.
@@ -86,6 +87,8 @@ struct PushDispatcher: Service {
 struct PushTransports: Sendable {
     var apns: any PushTransport
     var fcm: any PushTransport
+    /// The network transports' client, shut down with the dispatcher.
+    var http: PushHTTP?
 
     func transport(for service: Device.PushService) -> any PushTransport {
         switch service {
@@ -95,15 +98,26 @@ struct PushTransports: Sendable {
     }
 }
 
-/// The dispatcher as configured: both services through the `file` transport for now.
+/// The dispatcher as configured: each service through its network transport when set up,
+/// else to the pushdrop.
 func makePushDispatcher(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) throws -> PushDispatcher {
+    let settings = configuration.push
     let pushdrop = try FilePushTransport(directory: URL(fileURLWithPath: configuration.pushdropPath))
+    let http = settings.apns == nil && settings.fcm == nil ? nil : try PushHTTP.make(trustingAlso: settings.trustedCertificatesFile)
+    var transports = PushTransports(apns: pushdrop, fcm: pushdrop, http: http)
+    if let http, let apns = settings.apns {
+        let hosts = apns.url.map { APNsTransport.Hosts(production: $0, sandbox: $0) } ?? APNsTransport.Hosts()
+        transports.apns = APNsTransport(http: http, key: apns.key, hosts: hosts, now: configuration.now)
+    }
+    if let http, let fcm = settings.fcm {
+        transports.fcm = FCMTransport(http: http, account: fcm.account, baseURL: fcm.url, now: configuration.now)
+    }
     var dispatcherLogger = logger
     dispatcherLogger[metadataKey: "subsystem"] = "push"
     return PushDispatcher(
         database: services.database,
-        payloads: PushPayloads(localizer: services.localizer, apnsTopic: configuration.push.apnsTopic),
-        transports: PushTransports(apns: pushdrop, fcm: pushdrop),
-        configuration: .init(batchSize: configuration.push.batchSize, retry: configuration.push.retry),
+        payloads: PushPayloads(localizer: services.localizer, apnsTopic: settings.apnsTopic),
+        transports: transports,
+        configuration: .init(batchSize: settings.batchSize, retry: settings.retry),
         logger: dispatcherLogger, now: configuration.now)
 }
