@@ -29,15 +29,7 @@ rm -f "$work"/results/*.json
 "$bin/FeedBenchmark" seed-http "$work/data" "$work"
 printf 'GET /hello\n' >"$work/hello.txt"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for_port() {
-    for _ in $(seq 300); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-        sleep 0.1
-    done
-    echo "nothing listens on port $1 after 30 s; see $work/*.log" >&2
-    return 1
-}
+source Benchmarks/bench-lib.sh  # free_port, wait_for_port
 
 feed_port=$(free_port)
 "$bin/meetupd" serve --host 127.0.0.1 --port "$feed_port" --data-dir "$work/data" --log-level warning 2>"$work/meetupd.log" &

@@ -34,26 +34,13 @@ idle_target=${IDLE_TARGET:-19000}
 idle_sources=${IDLE_SOURCES:-8}
 broker_core=${BROKER_CORE:-0}
 load_core=${LOAD_CORE:-1}
-work=$(mkdir -p "${STOMP_COMPARE_DIR:-.build/stomp-compare}" && cd "${STOMP_COMPARE_DIR:-.build/stomp-compare}" && pwd)
+source Benchmarks/bench-lib.sh
+work=$(work_directory "${STOMP_COMPARE_DIR:-}" .build/stomp-compare)
 
-meetupd_bin=${MEETUPD_BIN:-}
-if [ -z "$meetupd_bin" ] && [[ " $brokers " == *" meetupd "* ]]; then
-    swift build -c release --product meetupd 2>&1 | grep -v "unhandled; explicitly declare\|CMakeLists.txt" | tail -1
-    meetupd_bin="$(swift build -c release --show-bin-path)/meetupd"
-fi
+if [[ " $brokers " == *" meetupd "* ]]; then release_meetupd; fi
 stompload=$(Benchmarks/StompLoad/build.sh "$work/bin")
 rm -rf "$work/results"
 mkdir -p "$work/results"
-
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_for_port() {
-    for _ in $(seq 600); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-        sleep 0.1
-    done
-    echo "nothing listens on port $1 after 60 s; see $work/*.log" >&2
-    return 1
-}
 
 broker_pid=""
 stop_broker=:

@@ -4,9 +4,11 @@ library only.
 
     python3 Benchmarks/stomp_seed.py user BASE_URL DATA_DIR
         prints one bearer token (every fan-out session may share it: the sandbox trusts CONNECT)
-    python3 Benchmarks/stomp_seed.py chat BASE_URL DATA_DIR ROOMS SENDERS OUT_FILE
-        creates ROOMS public meetings, each with SENDERS members (the organizer is the first),
-        and writes "meetingId<TAB>token" per sender to OUT_FILE, stompload's --tokens file
+    python3 Benchmarks/stomp_seed.py chat BASE_URL DATA_DIR USERS ROOMS SENDERS OUT_FILE
+        signs in USERS users, creates ROOMS public meetings, each with SENDERS of them as
+        members (room k: users k*SENDERS, k*SENDERS+1, ... modulo USERS; the first organizes
+        it), and writes "meetingId<TAB>token" per sender and room to OUT_FILE, stompload's
+        --tokens file. A user in several rooms sends to each from its own session.
 """
 import concurrent.futures
 import datetime
@@ -67,12 +69,14 @@ def sign_in_many(base: str, data: str, count: int) -> list[dict]:
         return list(pool.map(lambda n: sign_in(base, data, n), range(count)))
 
 
-def chat(base: str, data: str, rooms: int, senders: int, out: str) -> None:
-    users = sign_in_many(base, data, rooms * senders)
+def chat(base: str, data: str, count: int, rooms: int, senders: int, out: str) -> None:
+    if senders > count:
+        raise SystemExit("SENDERS must be at most USERS")
+    users = sign_in_many(base, data, count)
     starts = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=7)).strftime("%Y-%m-%dT%H:00:00Z")
     lines = []
     for room in range(rooms):
-        members = users[room * senders:(room + 1) * senders]
+        members = [users[(room * senders + k) % count] for k in range(senders)]
         meeting = request(base, "POST", "/api/v1/meetings", {
             "title": f"Load room {room}", "description": "stompload chat benchmark", "visibility": "public",
             "startsAt": starts, "place": {"lat": 50.45, "lon": 30.52}, "activityIds": []}, members[0]["token"])
@@ -81,14 +85,14 @@ def chat(base: str, data: str, rooms: int, senders: int, out: str) -> None:
         lines += [f"{meeting['id']}\t{member['token']}\n" for member in members]
     with open(out, "w") as f:
         f.writelines(lines)
-    print(f"{rooms} rooms x {senders} senders written to {out}")
+    print(f"{rooms} rooms x {senders} senders ({count} users) written to {out}")
 
 
 def main(argv: list[str]) -> None:
     if len(argv) == 3 and argv[0] == "user":
         print(sign_in(argv[1], argv[2], 0)["token"])
-    elif len(argv) == 6 and argv[0] == "chat":
-        chat(argv[1], argv[2], int(argv[3]), int(argv[4]), argv[5])
+    elif len(argv) == 7 and argv[0] == "chat":
+        chat(argv[1], argv[2], int(argv[3]), int(argv[4]), int(argv[5]), argv[6])
     else:
         raise SystemExit(__doc__)
 

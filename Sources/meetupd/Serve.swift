@@ -23,6 +23,12 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Let any authenticated STOMP session use /topic/sandbox.* like a stock broker's topic. [env: MEETUPD_STOMP_SANDBOX=1] (default: off)")
     var stompSandbox = false
 
+    @Option(help: "Chat messages one user may post to one room at once before the steady rate applies. [env: MEETUPD_CHAT_BURST] (default: 10)")
+    var chatBurst: Int?
+
+    @Option(help: "Steady chat messages per second one user may post to one room. [env: MEETUPD_CHAT_RATE] (default: 1)")
+    var chatRate: Double?
+
     @Option(help: "The address clients reach the service at, e.g. https://meetup.example.org; every link the service hands out (calendar files, mails) is built on it, never on a request's Host header. [env: MEETUPD_PUBLIC_URL] (default: http://HOST:PORT)")
     var publicUrl: String?
 
@@ -62,6 +68,7 @@ struct Serve: AsyncParsableCommand {
         configuration.port = try Self.port(port, "MEETUPD_PORT") ?? configuration.port
         configuration.stompPort = try Self.port(stompPort, "MEETUPD_STOMP_PORT")
         configuration.stompSandbox = stompSandbox || CommonOptions.setting(nil, "MEETUPD_STOMP_SANDBOX") == "1"
+        try resolveChatRateLimit(into: &configuration)
         if let text = CommonOptions.setting(publicUrl, "MEETUPD_PUBLIC_URL") {
             guard let url = ServerConfiguration.publicBaseURL(text) else {
                 throw ValidationError("The public URL must be an http or https address with a host and no query, not '\(text)'.")
@@ -73,6 +80,19 @@ struct Serve: AsyncParsableCommand {
         configuration.geocoder = try places.resolved()
         configuration.push = try push.resolved()
         return configuration
+    }
+
+    /// The per-user, per-room chat rate limit: lifted by the durable-chat benchmark
+    /// (`Benchmarks/chat-durable.sh`), which measures storage, not the limit.
+    private func resolveChatRateLimit(into configuration: inout ServerConfiguration) throws {
+        if let text = CommonOptions.setting(chatBurst.map(String.init), "MEETUPD_CHAT_BURST") {
+            guard let burst = Int(text), burst >= 1 else { throw ValidationError("The chat burst must be a whole number of at least 1, not '\(text)'.") }
+            configuration.chatBurst = burst
+        }
+        if let text = CommonOptions.setting(chatRate.map { String($0) }, "MEETUPD_CHAT_RATE") {
+            guard let rate = Double(text), rate > 0, rate.isFinite else { throw ValidationError("The chat rate must be a number of messages per second above 0, not '\(text)'.") }
+            configuration.chatMessagesPerSecond = rate
+        }
     }
 
     /// A port from its flag, else its environment variable; `nil` when neither is set.

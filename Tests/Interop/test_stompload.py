@@ -70,3 +70,30 @@ def test_a_bad_token_is_a_failed_connect(stompload, tmp_path, meetupd):
                                 "--connect-timeout", "10"], capture_output=True, text=True, timeout=60)
     assert completed.returncode == 1
     assert "ERROR" in completed.stderr
+
+
+def test_chat_receipts_within_the_configured_rate_limit(stompload, tmp_path, meetupd):
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Benchmarks"))
+    import stomp_seed
+
+    server = meetupd("--chat-burst", "3", "--chat-rate", "0.01")
+    tokens = tmp_path / "tokens.txt"
+    stomp_seed.chat(server.base, server.data, 2, 1, 2, str(tokens))
+    report = run_json(stompload, tmp_path, "--url", server.ws, "--scenario", "chat", "--tokens", str(tokens),
+                      "--duration", "1", "--warmup", "0", "--drain", "5", "--broker-pid", str(server.proc.pid))
+    assert report["sessions_ready"] == 2 and report["errors"] == 0
+    # Each sender's burst of three is stored and receipted; every later SEND is refused.
+    assert report["receipts_per_s"] == 6
+    assert report["refusals"] > 0
+    status, _, history = server.request("GET", f"/api/v1/meetings/{tokens.read_text().split()[0]}/messages?limit=50",
+                                        token=tokens.read_text().split()[1])
+    assert status == 200 and len(history["items"]) == 6
+
+
+def test_bad_chat_rate_limit_is_refused_at_start():
+    binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
+    for flags in (["--chat-rate", "0"], ["--chat-burst", "0"]):
+        completed = subprocess.run([binary, "serve", "--port", "0", *flags], capture_output=True, text=True, timeout=60)
+        assert completed.returncode != 0
+        assert "chat" in completed.stderr
