@@ -25,7 +25,11 @@ static session **dirty;
 static int dirty_count;
 static int errors_printed;
 
+char first_error[160];
+
 static void report_error(session *s, const char *what, const char *detail, size_t detail_size) {
+    if (!first_error[0])
+        snprintf(first_error, sizeof first_error, "%s%s%.*s", what, detail_size ? ": " : "", (int)detail_size, detail);
     if (errors_printed++ < 5 && !opt.quiet)
         fprintf(stderr, "stompload: session %d: %s%s%.*s\n", s->index, what, detail_size ? ": " : "", (int)detail_size, detail);
 }

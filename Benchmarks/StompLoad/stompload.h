@@ -93,6 +93,7 @@ extern int sending;
 uint64_t now_ns(void);
 
 /* session.c */
+extern char first_error[160]; /* the first problem a session met, for the report */
 int session_open(session *s);  /* starts the TCP connect; -1 on failure */
 void session_io(session *s, uint32_t events, uint64_t now);
 uint8_t *session_reserve(session *s, size_t size); /* room for `size` more bytes to send; NULL: over the bound */
