@@ -3,8 +3,8 @@ the stompload JSON reports in RESULTS_DIR (one per broker, scenario and offered 
 
     python Benchmarks/stomp_compare_report.py RESULTS_DIR SUMMARY_JSON PLOT_PNG
 
-The plot (p99 publish-to-deliver latency and delivered rate against offered rate, one line
-per broker and scenario) needs matplotlib; without it only the plot is skipped."""
+The plot (p99 publish-to-deliver latency, delivered rate and broker CPU per delivery against
+offered rate, one line per broker and scenario) needs matplotlib; without it only the plot is skipped."""
 import glob
 import json
 import os
@@ -86,7 +86,7 @@ def plot(runs: list[dict], path: str) -> None:
     except ImportError:
         print("matplotlib is missing: no plot", file=sys.stderr)
         return
-    figure, (latency, delivered) = plt.subplots(1, 2, figsize=(12, 5))
+    figure, (latency, delivered, cpu) = plt.subplots(1, 3, figsize=(17, 5))
     for broker, setup in sorted({(r["broker"], r["setup"]) for r in runs}):
         points = sorted((r for r in runs if r["broker"] == broker and r["setup"] == setup), key=lambda r: r["offered_per_s"])
         offered = [r["offered_per_s"] for r in points]
@@ -94,11 +94,14 @@ def plot(runs: list[dict], path: str) -> None:
         timed = [r for r in points if r["latency_samples"]]
         latency.plot([r["offered_per_s"] for r in timed], [max(r["latency_p99_ms"], 1e-3) for r in timed], marker="o", label=label)
         delivered.plot(offered, [r["delivered_per_s"] for r in points], marker="o", label=label)
+        cpu.plot(offered, [r["broker_cpu_us_per_delivery"] for r in points], marker="o", label=label)
     latency.set(xscale="log", yscale="log", xlabel="offered deliveries/s", ylabel="p99 publish-to-deliver (ms)",
                 title="Latency against offered load")
     delivered.set(xscale="log", yscale="log", xlabel="offered deliveries/s", ylabel="delivered/s",
                   title="Delivered against offered (broker on one core)")
-    for axes in (latency, delivered):
+    cpu.set(xscale="log", yscale="log", xlabel="offered deliveries/s", ylabel="broker CPU µs per delivery",
+            title="Broker CPU per delivery (/proc/PID/stat)")
+    for axes in (latency, delivered, cpu):
         axes.grid(True, which="both", alpha=0.3)
         axes.legend()
     figure.tight_layout()
