@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         .target(
@@ -90,11 +91,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Trusting an extra certificate on the push services' connections.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Web pages people see (the shared-link page).
+                .product(name: "Mustache", package: "swift-mustache"),
             ],
             // The OpenAPI document is served from the bundle. SwiftPM bundles only files inside
             // the target and copies symlinks as they are, so the file lives here and
             // `docs/openapi.yaml`, where readers look for it, is a symlink to it.
-            resources: [.copy("Resources/openapi.yaml")]
+            resources: [
+                .copy("Resources/openapi.yaml"),
+                .copy("Resources/config-schema.json"),
+                .copy("Resources/link-page.mustache"),
+            ]
         ),
         // Seeds 100,000 meetings and times the feed through MeetingService: `swift run -c release FeedBenchmark`;
         // `FeedBenchmark seed-http` seeds a meetupd data directory for `Benchmarks/feed-load.sh` instead.

@@ -62,6 +62,11 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addAdminRoutes(to: api, moderation: ModerationService(database: database, now: now))
     addDeviceRoutes(to: api, devices: devices)
     addNotificationRoutes(to: api, inbox: InboxService(database: database, now: now), localizer: localizer)
+    let links = AppLinks(base: configuration.linkBase)
+    try addRemoteConfigRoutes(
+        to: api, config: services.remoteConfig,
+        promos: PromoService(database: database, now: now), links: links)
+    try addLinkRoutes(to: router, meetings: services.meetings, links: links, identity: configuration.appIdentity, localizer: localizer)
 
     routes.load(from: router)
     return router
@@ -80,6 +85,8 @@ struct AppServices {
     let chat: ChatService
     /// The change log's tail: how in-memory state learns of writes made by any process.
     let changes: ChangeTail
+    /// The active remote configuration, kept in memory and following the change log.
+    let remoteConfig: RemoteConfigService
 
     init(_ configuration: ServerConfiguration) throws {
         geocoder = configuration.geocoder.makeGeocoder()
@@ -98,6 +105,8 @@ struct AppServices {
         changes = try ChangeTail(database: database, now: configuration.now)
         meetings.follow(changes)
         ModerationService.endSessionsOfBannedUsers(following: changes, in: accounts.liveSessions)
+        remoteConfig = RemoteConfigService(database: database, now: configuration.now)
+        remoteConfig.follow(changes)
         // Before serving, so that no cursor from before a restart is refused meanwhile.
         try meetings.restoreFeedCursors()
     }

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable {
     public var chatMessagesPerSecond = 1.0
     /// How pushes are built, delivered and retried.
     public var push = PushSettings()
+    /// The apps that may open the service's https links (`/.well-known/...`); none by default.
+    public var appIdentity = AppIdentity()
 
     public init(
         host: String = "127.0.0.1",

@@ -37,6 +37,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var places: GeocoderOptions
 
     @OptionGroup var push: PushOptions
+    @OptionGroup var appLinks: AppLinkOptions
 
     /// Bad settings are refused before anything starts, with this command's usage.
     func validate() throws {
@@ -79,6 +80,7 @@ struct Serve: AsyncParsableCommand {
         configuration.logLevel = try common.resolvedLogLevel()
         configuration.geocoder = try places.resolved()
         configuration.push = try push.resolved()
+        configuration.appIdentity = try appLinks.resolved()
         return configuration
     }
 

@@ -18,6 +18,7 @@ enum Schema {
         + ProfilesSchema.migrations + FriendsSchema.migrations + EventsSchema.migrations + MeetingsSchema.migrations
         + ChatSchema.migrations + NotificationsSchema.migrations + ChangesSchema.migrations
         + ModerationSchema.migrations
+        + RemoteConfigSchema.migrations
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -28,6 +28,17 @@ struct QueryParameters {
         return value
     }
 
+    /// The parameter read by `parse`, `nil` when absent; a value `parse` refuses is a
+    /// `field.invalid` problem.
+    mutating func value<Value>(_ name: String, _ parse: (String) -> Value?) -> Value? {
+        guard let text = string(name) else { return nil }
+        guard let value = parse(text) else {
+            problems.append(.init(field: name, code: "field.invalid"))
+            return nil
+        }
+        return value
+    }
+
     /// Throws the collected problems, if any.
     func check() throws {
         if !problems.isEmpty { throw MeetError.invalidFields(problems) }

@@ -30,8 +30,13 @@ func addServiceRoutes(to router: Router<AppRequestContext>, database: AppDatabas
 
 /// The OpenAPI document (`docs/openapi.yaml`, a symlink to the bundled `Resources/openapi.yaml`).
 func openAPIDocument() throws -> Data {
-    guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml") else {
-        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "openapi.yaml in the MeetServer bundle"])
+    try bundledResource("openapi", withExtension: "yaml")
+}
+
+/// A file of MeetServer's `Resources/`, read once when the routes are built.
+func bundledResource(_ name: String, withExtension ext: String) throws -> Data {
+    guard let url = Bundle.module.url(forResource: name, withExtension: ext) else {
+        throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: "\(name).\(ext) in the MeetServer bundle"])
     }
     return try Data(contentsOf: url)
 }

@@ -55,6 +55,7 @@ struct AdminOptions: ParsableArguments {
         let localizer = try? Localizer.bundled()
         let fields = error.fieldProblems.map { problem in
             "\(problem.field): " + (localizer?.localized(problem.code + ".detail", language: "en", arguments: problem.arguments) ?? problem.code)
+                + " (\(problem.code))"
         }
         let detail = localizer?.localized(error.code + ".detail", language: "en", arguments: error.arguments) ?? error.code
         return ([detail] + fields).joined(separator: "; ") + " (\(error.code))"
