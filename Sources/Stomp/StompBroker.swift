@@ -71,6 +71,28 @@ public final class StompBroker: Sendable {
         deliver(message, to: registryGroups(key))
     }
 
+    /// Ends every subscription of `userID`'s sessions (all of their devices) to `destination`,
+    /// as when the application takes a user's access away: no MESSAGE published after this call
+    /// reaches those subscriptions, and each session is told with
+    /// `refusal` on its `/user/queue/errors`, the body naming the destination and the
+    /// subscription id. A session without that queue gets `refusal` as ERROR and the close, as
+    /// for any refusal. The sessions themselves and their other subscriptions stay.
+    public func endSubscriptions(ofUser userID: String, to destination: String, refusal: StompRefusal) {
+        guard let key = Self.subscriptionKey(destination: destination, principal: StompPrincipal(userID: userID)) else { return }
+        for group in registryGroups(key) {
+            let ending = group.subscribers.filter { $0.userID == userID }
+            guard !ending.isEmpty else { continue }
+            // Like a delivery, inline on its own loop: what is published after this call is
+            // queued behind it on every loop, so it never reaches the ended subscriptions.
+            let end: @Sendable () -> Void = {
+                for subscriber in ending {
+                    subscriber.session.endSubscription(subscriber.subscriptionID, refusal: refusal)
+                }
+            }
+            if group.eventLoop.inEventLoop { end() } else { group.eventLoop.execute(end) }
+        }
+    }
+
     /// The subscribers of a registry key, grouped by event loop.
     func registryGroups(_ key: String) -> [StompSubscriptionRegistry.LoopGroup] {
         registry.withLock { $0.groups(for: key) }

@@ -70,8 +70,9 @@ extension StompSession {
 
     /// Reports an application refusal on the session's `/user/queue/errors` subscription and
     /// keeps the session; without such a subscription, or for a refusal that ends the session,
-    /// answers ERROR and closes.
-    func refuse(_ refusal: StompRefusal, destination: String?, receiptID: String?) {
+    /// answers ERROR and closes. The body names the frame's destination and, for a subscription
+    /// the server ended, its id.
+    func refuse(_ refusal: StompRefusal, destination: String?, receiptID: String?, subscriptionID: String? = nil) {
         let errorsQueue = "/user/queue/errors"
         guard !refusal.endsSession, subscriptions.values.contains(where: { $0.destination == errorsQueue }) else {
             fail(refusal, receiptID: receiptID)
@@ -82,6 +83,7 @@ extension StompSession {
         var body = allocator.buffer(capacity: 64 + refusal.message.utf8.count)
         body.writeString("{\"code\":\(JSONString(refusal.code)),\"message\":\(JSONString(refusal.message))")
         if let destination { body.writeString(",\"destination\":\(JSONString(destination))") }
+        if let subscriptionID { body.writeString(",\"subscription\":\(JSONString(subscriptionID))") }
         body.writeString("}")
         deliverToOwnSubscriptions(broker.makeMessage(destination: errorsQueue, headers: headers, body: body))
     }

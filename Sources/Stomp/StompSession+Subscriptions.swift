@@ -44,7 +44,8 @@ extension StompSession {
                 var subscription = Subscription(destination: destination, key: key, ack: ack)
                 subscription.held = plan.map { _ in [] }
                 self.subscriptions[id] = subscription
-                self.broker.subscribe(.init(session: self, subscriptionID: id, acknowledged: ack != .auto), to: key)
+                self.broker.subscribe(.init(session: self, subscriptionID: id, acknowledged: ack != .auto,
+                                            userID: principal.userID), to: key)
                 guard let plan else { return self.eventLoop.makeSucceededVoidFuture() }
                 return self.catchUp(id, plan, after: plan.after)
             }
@@ -53,9 +54,25 @@ extension StompSession {
     func unsubscribe(_ frame: StompFrame, version: StompVersion) throws {
         let id = try version == .v1_0 && frame.headers["id"] == nil ? frame.required("destination") : frame.required("id")
         // Unsubscribing twice is harmless: the second one has nothing left to do.
-        guard let subscription = subscriptions.removeValue(forKey: id) else { return }
+        removeSubscription(id)
+    }
+
+    /// Drops a subscription: no MESSAGE for it after this, not even one held during catch-up.
+    /// Returns it, or nil if there was none.
+    @discardableResult
+    private func removeSubscription(_ id: String) -> Subscription? {
+        guard let subscription = subscriptions.removeValue(forKey: id) else { return nil }
         pendingAckCount -= subscription.pending.count
         broker.unsubscribe(self, subscriptionID: id, from: subscription.key)
+        return subscription
+    }
+
+    /// Ends a subscription from the server's side (``StompBroker/endSubscriptions(ofUser:to:refusal:)``):
+    /// the subscription goes without a last MESSAGE, and the client learns of it as `refusal` on
+    /// its `/user/queue/errors`, naming the destination and the subscription id.
+    func endSubscription(_ id: String, refusal: StompRefusal) {
+        guard case .connected = phase, let subscription = removeSubscription(id) else { return }
+        refuse(refusal, destination: subscription.destination, receiptID: nil, subscriptionID: id)
     }
 
     /// ACK or NACK: in `client` mode it settles the message and every earlier one of its

@@ -9,6 +9,8 @@ struct StompSubscriptionRegistry {
         let session: StompSession
         let subscriptionID: String
         let acknowledged: Bool
+        /// The session's user, so that one user's subscriptions can be ended on every device.
+        let userID: String
     }
 
     /// The subscribers of one destination that live on one event loop.
