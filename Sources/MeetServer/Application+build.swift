@@ -25,6 +25,7 @@ public func buildApplication(
                    ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger)]
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
                try makePushDispatcher(configuration, services: services, logger: logger)]
+            + [ChatEventsService(chat: services.chat, logger: logger)]
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger

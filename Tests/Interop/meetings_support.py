@@ -1,6 +1,7 @@
 """Helpers shared by the meetings interop tests: times, creating meetings, raw GETs."""
 import concurrent.futures
 import datetime as dt
+import time
 import urllib.error
 import urllib.request
 
@@ -18,6 +19,19 @@ def create_meeting(server, user, **fields) -> dict:
     status, _, meeting = server.request("POST", "/api/v1/meetings", body, user["token"])
     assert status == 201, meeting
     return meeting
+
+
+def join(server, user, meeting):
+    """Joins `user` to the meeting and waits for the room's `memberJoined` system message (written
+    from the event log just after the join), so that the seqs a test counts come after it."""
+    assert server.request("POST", f"/api/v1/meetings/{meeting}/join", token=user["token"])[0] == 200
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        _, _, page = server.request("GET", f"/api/v1/meetings/{meeting}/messages?limit=200", token=user["token"])
+        if any((m.get("system") or {}).get("arguments", {}).get("userId") == user["id"] for m in page["items"]):
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"no memberJoined message for {user['id']}")
 
 
 def register_users(server, count: int) -> list[dict]:

@@ -1,28 +1,46 @@
 import Foundation
 import GRDB
 
-/// Writes a batch of posts in one transaction, each in its own savepoint so that one refused
-/// post does not undo the others.
+/// One write to the rooms, queued for group commit (``ChatCommitQueue``).
+enum ChatWrite: Sendable {
+    case post(ChatService.Post)
+    case change(ChatChange)
+    /// A pass over the domain-event log (``ChatEvents``).
+    case events
+}
+
+/// What one write did: the rows it appended and the members who left rooms, announced after
+/// the commit (departures first), and a post's answer.
+struct ChatWritten: Sendable {
+    var appended: [ChatMessage] = []
+    var posted: ChatService.Posted?
+    var departures: [ChatDeparture] = []
+    /// After a pass over the event log: whether more events may be waiting.
+    var eventsPending = false
+}
+
+/// Writes a batch in one transaction, each write in its own savepoint so that one refused
+/// write does not undo the others.
 struct ChatBatchWriter: Sendable {
     let database: AppDatabase
 
-    func write(_ posts: [ChatService.Post]) async -> [Result<ChatService.Posted, any Error>] {
+    func write(_ writes: [ChatWrite]) async -> [Result<ChatWritten, any Error>] {
         do {
             return try await database.writer.writeWithoutTransaction { db in
                 // WAL with FULL syncs the log at every commit: what was answered survives a
                 // power loss. The rest of the app keeps NORMAL (AppDatabase).
                 try db.execute(sql: "PRAGMA synchronous = FULL")
                 defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
-                var outcomes: [Result<ChatService.Posted, any Error>] = []
+                var outcomes: [Result<ChatWritten, any Error>] = []
                 try db.inTransaction {
-                    outcomes = posts.map { post in
+                    outcomes = writes.map { write in
                         Result {
-                            var posted: ChatService.Posted?
+                            var written = ChatWritten()
                             try db.inSavepoint {
-                                posted = try append(post, in: db)
+                                written = try perform(write, in: db)
                                 return .commit
                             }
-                            return posted!
+                            return written
                         }
                     }
                     return .commit
@@ -30,7 +48,19 @@ struct ChatBatchWriter: Sendable {
                 return outcomes
             }
         } catch {
-            return posts.map { _ in .failure(error) }
+            return writes.map { _ in .failure(error) }
+        }
+    }
+
+    private func perform(_ write: ChatWrite, in db: Database) throws -> ChatWritten {
+        switch write {
+        case .post(let post):
+            let posted = try append(post, in: db)
+            return ChatWritten(appended: posted.isRepeat ? [] : [posted.message], posted: posted)
+        case .change(let change):
+            return ChatWritten(appended: try change.apply(in: db).map { [$0] } ?? [])
+        case .events:
+            return try ChatEvents.consume(in: db)
         }
     }
 
@@ -44,22 +74,15 @@ struct ChatBatchWriter: Sendable {
             """, arguments: [roomId, post.senderId, post.draft.clientMessageId]) {
             return .init(message: ChatMessage(row: earlier), isRepeat: true)
         }
-        guard !meeting.isCancelled else { throw MeetError("chatRoom.readOnly", status: 409) }
+        guard !meeting.isCancelled else { throw MeetError.roomReadOnly }
         if let reply = post.draft.replyToSeq,
            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)", arguments: [roomId, reply]) != true {
             throw MeetError.invalidField("replyToSeq", "chatMessage.replyNotFound")
         }
-        try db.execute(sql: "INSERT OR IGNORE INTO chatRoom (id, meetingId) VALUES (?, ?)", arguments: [roomId, post.meetingId])
-        let seq = try Int64.fetchOne(db, sql: """
-            UPDATE chatRoom SET lastSeq = lastSeq + 1, lastMessageAt = ? WHERE id = ? RETURNING lastSeq
-            """, arguments: [post.at.timeIntervalSince1970, roomId])!
-        let id = RandomToken.id()
-        try db.execute(sql: """
-            INSERT INTO chatMessage (roomId, seq, id, type, senderId, text, attachments, replyToSeq, clientMessageId, sentAt)
-            VALUES (?, ?, ?, 'message', ?, ?, '[]', ?, ?, ?)
-            """, arguments: [roomId, seq, id, post.senderId, post.text, post.draft.replyToSeq, post.draft.clientMessageId,
-                             post.at.timeIntervalSince1970])
-        let stored = try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.id = ?", arguments: [id])!
-        return .init(message: ChatMessage(row: stored), isRepeat: false)
+        let message = try ChatRoomLog.append(
+            .init(type: .message, senderId: post.senderId, text: post.text, replyToSeq: post.draft.replyToSeq,
+                  clientMessageId: post.draft.clientMessageId),
+            toMeeting: post.meetingId, at: post.at, in: db)
+        return .init(message: message, isRepeat: false)
     }
 }

@@ -22,6 +22,26 @@ public struct ChatMessage: Sendable, Equatable {
     public var replyToSeq: Int64?
     public var sentAt: Date
     public var clientMessageId: String?
+    /// For `edited` and `deleted` events: the seq of the message they change.
+    public var refersToSeq: Int64?
+    /// For `system` messages: what happened, for the client to put in words.
+    public var system: ChatSystemNote?
+    /// When the message was last edited (it shows its latest text).
+    public var editedAt: Date?
+    /// When the message was deleted (it keeps its seq, without text or attachments).
+    public var deletedAt: Date?
+}
+
+/// What a system message says, as a kind and named arguments that clients localize
+/// (`{"kind": "memberJoined", "arguments": {"userId": "u7", "displayName": "Olena"}}`).
+public struct ChatSystemNote: Codable, Sendable, Equatable {
+    public var kind: String
+    public var arguments: [String: String]
+
+    public init(kind: String, arguments: [String: String]) {
+        self.kind = kind
+        self.arguments = arguments
+    }
 }
 
 extension ChatMessage {
@@ -41,11 +61,9 @@ extension ChatMessage {
             senderId: row["senderId"], senderName: row["senderName"], senderPhotoId: row["senderPhotoId"], text: row["text"],
             attachments: (try? JSONDecoder().decode([String].self, from: Data(attachments.utf8))) ?? [],
             replyToSeq: row["replyToSeq"], sentAt: Date(timeIntervalSince1970: row["sentAt"]),
-            clientMessageId: row["clientMessageId"])
+            clientMessageId: row["clientMessageId"], refersToSeq: row["refersToSeq"],
+            system: (row["system"] as String?).flatMap { try? JSONDecoder().decode(ChatSystemNote.self, from: Data($0.utf8)) },
+            editedAt: (row["editedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            deletedAt: (row["deletedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
-}
-
-/// The room of a meeting.
-enum ChatRoomID {
-    static func meeting(_ meetingId: String) -> String { "meeting:" + meetingId }
 }

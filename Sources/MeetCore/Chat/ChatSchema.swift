@@ -36,5 +36,24 @@ enum ChatSchema {
                     WHERE clientMessageId IS NOT NULL;
                 """)
         },
+        Migration(name: "402 chat rooms have a kind, members a read marker") { db in
+            try db.execute(sql: """
+                ALTER TABLE chatRoom ADD COLUMN kind TEXT NOT NULL DEFAULT 'meeting';
+                -- The last seq a member has read in a room; unread is what came after it.
+                CREATE TABLE chatReadMarker (
+                    roomId TEXT NOT NULL,
+                    userId TEXT NOT NULL REFERENCES user(id) ON DELETE CASCADE,
+                    lastReadSeq INTEGER NOT NULL,
+                    PRIMARY KEY (roomId, userId)
+                ) WITHOUT ROWID;
+                """)
+        },
+        Migration(name: "403 the chat reads domain events from now on") { db in
+            // System messages are for what happens from here; a database that already has a
+            // history does not get a room full of old joins.
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO eventConsumer (name, lastEventId) SELECT 'chat', COALESCE(MAX(id), 0) FROM event
+                """)
+        },
     ]
 }

@@ -32,7 +32,8 @@ public final class ChatService: Sendable {
     let now: @Sendable () -> Date
     let rateLimit: ChatRateLimit
     private let listener = ChatListener()
-    private let queue: ChatCommitQueue<Post, Posted>
+    private let eventReader = Mutex(EventReaderState.idle)
+    private let queue: ChatCommitQueue<ChatWrite, ChatWritten>
 
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date, burst: Int = 10, perSecond: Double = 1) {
         self.database = database
@@ -40,17 +41,56 @@ public final class ChatService: Sendable {
         self.rateLimit = ChatRateLimit(burst: burst, perSecond: perSecond)
         let writer = ChatBatchWriter(database: database)
         let listener = self.listener
-        queue = ChatCommitQueue { posts in
-            let outcomes = await writer.write(posts)
-            let fresh = outcomes.compactMap { try? $0.get() }.filter { !$0.isRepeat }.map(\.message)
-            if !fresh.isEmpty { listener.announce(fresh) }
+        queue = ChatCommitQueue { writes in
+            let outcomes = await writer.write(writes)
+            let written = outcomes.compactMap { try? $0.get() }
+            listener.announce(written.flatMap(\.appended), written.flatMap(\.departures))
             return outcomes
         }
     }
 
     /// Sets who hears of committed messages (the broker's broadcast), in commit order.
     public func onCommitted(_ announce: @escaping @Sendable ([ChatMessage]) -> Void) {
-        listener.set(announce)
+        listener.setMessages(announce)
+    }
+
+    /// Sets who hears of members leaving rooms (the broker ends their subscriptions), before the
+    /// messages committed with them (the room's note of their departure).
+    public func onDeparted(_ announce: @escaping @Sendable ([ChatDeparture]) -> Void) {
+        listener.setDepartures(announce)
+    }
+
+    /// Follows the domain-event log until cancelled: wakes on every event this process records
+    /// and polls every `interval` for those of other processes (the admin CLI), and turns them
+    /// into system messages and departures (``ChatEvents``), in the same commit order as posts.
+    public func followEvents(pollingEvery interval: Duration = .seconds(1)) async throws {
+        let observation = DatabaseRegionObservation(tracking: Table("event"))
+        let observer = observation.start(in: database.writer, onError: { _ in }, onChange: { [weak self] _ in self?.wakeEventReader() })
+        defer { observer.cancel() }
+        while true {
+            wakeEventReader()
+            try await Task.sleep(for: interval)
+        }
+    }
+
+    /// Queues a pass over the event log, unless one is queued; a wake during a pass queues
+    /// another after it, so no event waits for the next poll.
+    private func wakeEventReader() {
+        let starts = eventReader.withLock { state in
+            defer { state = state == .idle ? .reading : .readingAgain }
+            return state == .idle
+        }
+        guard starts else { return }
+        Task {
+            var again = true
+            while again {
+                let pending = (try? await queue.submit(.events))?.eventsPending ?? false
+                again = eventReader.withLock { state in
+                    defer { state = (pending || state == .readingAgain) ? .reading : .idle }
+                    return pending || state == .readingAgain
+                }
+            }
+        }
     }
 
     /// Posts `draft` to the room of `meetingId` as `senderId`, a member or the organizer.
@@ -64,7 +104,42 @@ public final class ChatService: Sendable {
             let seconds = String(Int(wait.rounded(.up)))
             throw MeetError("chatMessage.rateLimited", status: 429, arguments: ["retryAfter": seconds], headers: ["Retry-After": seconds])
         }
-        return try await queue.submit(Post(meetingId: meetingId, senderId: senderId, draft: draft, text: text, at: time))
+        let written = try await queue.submit(.post(Post(meetingId: meetingId, senderId: senderId, draft: draft, text: text, at: time)))
+        return written.posted!
+    }
+
+    /// The author edits their message `seq` in the room of `meetingId` (within
+    /// ``ChatChange/editWindow``); answers the `edited` event, or nil when the text is unchanged.
+    /// - Throws: `request.invalidFields` (text), `meeting.notFound`, `meeting.notMember`,
+    ///   `chatMessage.notFound`, `chatMessage.notAuthor`, `chatMessage.changeWindowClosed`,
+    ///   `chatRoom.readOnly`.
+    @discardableResult
+    public func edit(_ seq: Int64, in meetingId: String, text: String, by userId: String) async throws -> ChatMessage? {
+        let text = try ChatDraft(text: text, clientMessageId: "edit").validated()
+        return try await change(ChatChange(meetingId: meetingId, seq: seq, actorId: userId, action: .edit(text), authority: .member, at: now()))
+    }
+
+    /// Deletes message `seq` of the room of `meetingId`: its author (within
+    /// ``ChatChange/deleteWindow``) or the meeting's organizer (redaction, at any time). Answers
+    /// the `deleted` event, or nil when it was deleted already. Throws as ``edit(_:in:text:by:)``.
+    @discardableResult
+    public func delete(_ seq: Int64, in meetingId: String, by userId: String) async throws -> ChatMessage? {
+        try await change(ChatChange(meetingId: meetingId, seq: seq, actorId: userId, action: .delete, authority: .member, at: now()))
+    }
+
+    /// A moderator redacts the message `messageId` (its `id`, as reports name it), whatever its
+    /// room and age, in this process: stored and broadcast like an organizer's deletion. Answers
+    /// the `deleted` event, or nil when it was deleted already; `chatMessage.notFound` (404) for
+    /// an unknown id. From another process, use ``ChatModeration/redact(messageId:by:at:in:)``.
+    @discardableResult
+    public func redact(messageId: String, by moderatorId: String) async throws -> ChatMessage? {
+        let target = try await database.writer.read { db in try ChatModeration.target(of: messageId, in: db) }
+        return try await change(ChatChange(
+            meetingId: target.meetingId, seq: target.seq, actorId: moderatorId, action: .delete, authority: .moderator, at: now()))
+    }
+
+    private func change(_ change: ChatChange) async throws -> ChatMessage? {
+        try await queue.submit(.change(change)).appended.first
     }
 
     /// A page of a room's history for a member, newest first, before `beforeSeq` (or from the
@@ -100,15 +175,28 @@ public final class ChatService: Sendable {
     }
 }
 
-/// Who hears of committed messages; set once the broker exists, which is made after the services.
-private final class ChatListener: Sendable {
-    private let announcer = Mutex<(@Sendable ([ChatMessage]) -> Void)?>(nil)
+/// Whether a pass over the event log is queued, and whether another must follow it.
+private enum EventReaderState {
+    case idle, reading, readingAgain
+}
 
-    func set(_ announce: @escaping @Sendable ([ChatMessage]) -> Void) {
-        announcer.withLock { $0 = announce }
+/// Who hears of committed messages and departures; set once the broker exists, which is made
+/// after the services.
+private final class ChatListener: Sendable {
+    private let messages = Mutex<(@Sendable ([ChatMessage]) -> Void)?>(nil)
+    private let departures = Mutex<(@Sendable ([ChatDeparture]) -> Void)?>(nil)
+
+    func setMessages(_ announce: @escaping @Sendable ([ChatMessage]) -> Void) {
+        messages.withLock { $0 = announce }
     }
 
-    func announce(_ messages: [ChatMessage]) {
-        announcer.withLock { $0 }?(messages)
+    func setDepartures(_ announce: @escaping @Sendable ([ChatDeparture]) -> Void) {
+        departures.withLock { $0 = announce }
+    }
+
+    /// Departures go first: whoever left does not hear the room's note of it.
+    func announce(_ committed: [ChatMessage], _ departed: [ChatDeparture]) {
+        if !departed.isEmpty { departures.withLock { $0 }?(departed) }
+        if !committed.isEmpty { messages.withLock { $0 }?(committed) }
     }
 }

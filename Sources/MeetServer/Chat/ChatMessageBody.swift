@@ -5,7 +5,9 @@ import NIOCore
 
 /// A chat message as clients read it, on the broker and in history (DESIGN.md):
 /// `{id, meetingId, seq, type, sender: {id, displayName, photoUrl}, text, attachments,
-/// replyToSeq, sentAt, clientMessageId}`.
+/// replyToSeq, sentAt, clientMessageId}`, and `refersToSeq` (edit and deletion events),
+/// `system` (`{kind, arguments}` of a system message), `editedAt`, `deletedAt` (the latest
+/// state of a message), null where they do not apply.
 struct ChatMessageBody: Encodable, Sendable {
     struct Sender: Encodable, Sendable {
         var id: String?
@@ -23,6 +25,10 @@ struct ChatMessageBody: Encodable, Sendable {
     var replyToSeq: Int64?
     var sentAt: Date
     var clientMessageId: String?
+    var refersToSeq: Int64?
+    var system: ChatSystemNote?
+    var editedAt: Date?
+    var deletedAt: Date?
 
     init(_ message: ChatMessage, linkBase: String) {
         id = message.id
@@ -37,6 +43,10 @@ struct ChatMessageBody: Encodable, Sendable {
         replyToSeq = message.replyToSeq
         sentAt = message.sentAt
         clientMessageId = message.clientMessageId
+        refersToSeq = message.refersToSeq
+        system = message.system
+        editedAt = message.editedAt
+        deletedAt = message.deletedAt
     }
 
     // Absent optionals are written as null, so that every message has every key.
@@ -52,10 +62,15 @@ struct ChatMessageBody: Encodable, Sendable {
         try container.encode(replyToSeq, forKey: .replyToSeq)
         try container.encode(sentAt, forKey: .sentAt)
         try container.encode(clientMessageId, forKey: .clientMessageId)
+        try container.encode(refersToSeq, forKey: .refersToSeq)
+        try container.encode(system, forKey: .system)
+        try container.encode(editedAt, forKey: .editedAt)
+        try container.encode(deletedAt, forKey: .deletedAt)
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, meetingId, seq, type, sender, text, attachments, replyToSeq, sentAt, clientMessageId
+        case refersToSeq, system, editedAt, deletedAt
     }
 
     /// The MESSAGE body bytes.

@@ -4,8 +4,10 @@ import NIOCore
 import Stomp
 
 /// The app's `/app/...` destinations on the broker: `/app/meetings.{id}.chat` posts to the
-/// meeting's room. The broker sends the sender's RECEIPT when the returned future completes,
-/// which ``ChatService`` does only once the message is committed; the broadcast to
+/// meeting's room, `/app/meetings.{id}.read` moves the sender's read marker, `.edit` and
+/// `.delete` change an earlier message (stored as events with their own seq). The broker sends
+/// the sender's RECEIPT when the returned future completes, which ``ChatService`` does only
+/// once the message (or marker) is committed; the broadcast to
 /// `/topic/meetings.{id}.chat` goes out from the commit itself (``broadcast(_:on:linkBase:)``).
 struct ChatRoomApplication: StompApplication {
     let chat: ChatService
@@ -14,22 +16,39 @@ struct ChatRoomApplication: StompApplication {
     static let catchUpPage = 100
 
     func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        guard let room = MeetingTopic(appDestination: message.destination), room.room == .chat else {
+        guard let action = ChatAction(appDestination: message.destination) else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.unknown", message: "cannot send to /app\(message.destination)"))
         }
-        let draft: ChatDraft
-        do {
-            draft = try JSONDecoder().decode(ChatDraft.self, from: Data(message.body.readableBytesView))
-        } catch {
-            return eventLoop.makeFailedFuture(StompRefusal(
-                code: "request.invalidFields", message: "the body must be JSON {text, clientMessageId, attachments?, replyToSeq?}"))
-        }
+        let user = message.principal.userID
+        let body = Data(message.body.readableBytesView)
         return eventLoop.makeFutureWithTask { [chat] in
             do {
-                _ = try await chat.post(draft, to: room.meetingId, by: message.principal.userID)
+                switch action.kind {
+                case .chat:
+                    _ = try await chat.post(try Self.decode(ChatDraft.self, body, shape: "{text, clientMessageId, attachments?, replyToSeq?}"),
+                                            to: action.meetingId, by: user)
+                case .read:
+                    let marker = try Self.decode(ChatSeqRequest.self, body, shape: "{seq}")
+                    _ = try await chat.markRead(action.meetingId, upTo: marker.seq, by: user)
+                case .edit:
+                    let edit = try Self.decode(ChatEditRequest.self, body, shape: "{seq, text}")
+                    try await chat.edit(edit.seq, in: action.meetingId, text: edit.text, by: user)
+                case .delete:
+                    let target = try Self.decode(ChatSeqRequest.self, body, shape: "{seq}")
+                    try await chat.delete(target.seq, in: action.meetingId, by: user)
+                }
             } catch let error as MeetError {
                 throw StompRefusal(error)
             }
+        }
+    }
+
+    /// A SEND's JSON body, or a refusal saying what it should look like.
+    private static func decode<Body: Decodable>(_ type: Body.Type, _ data: Data, shape: String) throws -> Body {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw StompRefusal(code: "request.invalidFields", message: "the body must be JSON \(shape)")
         }
     }
 

@@ -1,9 +1,10 @@
 import Hummingbird
 import MeetCore
 
-/// `GET /meetings/{id}/messages?beforeSeq&limit`: a room's history for its members, newest
-/// first; a private meeting's outsiders get 404 like any unknown meeting.
+/// The chat's REST side: a room's history and read marker for its members, and the caller's
+/// chat list. A private meeting's outsiders get 404 like any unknown meeting.
 func addChatRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, linkBase: String) {
+    // Newest first; `nextCursor` is the `beforeSeq` of the next (older) page.
     api.get("meetings/{id}/messages") { request, context in
         let viewer = try context.requireUser()
         let query = request.uri.queryParameters
@@ -20,7 +21,25 @@ func addChatRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, li
         let messages = try await chat.history(
             of: try context.parameters.require("id"), viewer: viewer, beforeSeq: beforeSeq, limit: limit)
         let next = messages.count == limit ? messages.last.map { String($0.seq) } : nil
-        // Newest first; `nextCursor` is the `beforeSeq` of the next page.
         return ItemList(items: messages.map { ChatMessageBody($0, linkBase: linkBase) }, nextCursor: next)
+    }
+    api.post("meetings/{id}/messages/read") { request, context in
+        let reader = try context.requireUser()
+        let body = try await request.decode(as: ChatSeqRequest.self, context: context)
+        let state = try await chat.markRead(try context.parameters.require("id"), upTo: body.seq, by: reader)
+        return ReadMarkerBody(lastReadSeq: state.lastReadSeq, unreadCount: state.unreadCount)
+    }
+    // Most recently active first; `nextCursor` is the `cursor` of the next page.
+    api.get("me/rooms") { request, context in
+        let me = try context.requireUser()
+        var parameters = QueryParameters(request)
+        let limit = parameters.number("limit", 30) ?? 30
+        try parameters.check()
+        let cursor = try parameters.string("cursor").map { text in
+            guard let cursor = ChatRoomCursor(text) else { throw MeetError.invalidField("cursor", "field.invalid") }
+            return cursor
+        }
+        let page = try await chat.rooms(of: me, after: cursor, limit: limit)
+        return ItemList(items: page.rooms.map { ChatRoomBody($0, linkBase: linkBase) }, nextCursor: page.next?.text)
     }
 }

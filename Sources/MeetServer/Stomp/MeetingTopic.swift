@@ -1,7 +1,7 @@
 /// A meeting's room on the broker, `/topic/meetings.{id}.{room}`: dot-separated, so that a
 /// relay through RabbitMQ works unchanged (DESIGN.md).
 struct MeetingTopic: Equatable {
-    enum Room: String {
+    enum Room: String, CaseIterable {
         case chat, typing, locations
     }
 
@@ -12,21 +12,8 @@ struct MeetingTopic: Equatable {
 
     /// The topic `destination` names, or nil when it is no meeting room.
     init?(destination: String) {
-        self.init(destination, after: Self.prefix)
-    }
-
-    /// The room a SEND to `/app/meetings.{id}.chat` posts to; `destination` is given as the
-    /// broker hands it to the application, with or without `/app`. Only the chat room takes
-    /// messages so far.
-    init?(appDestination destination: String) {
-        let path = destination.hasPrefix("/app/") ? String(destination.dropFirst(4)) : destination
-        self.init(path, after: "/meetings.")
-        guard room == .chat else { return nil }
-    }
-
-    private init?(_ destination: String, after prefix: String) {
-        guard destination.hasPrefix(prefix) else { return nil }
-        let rest = destination.dropFirst(prefix.count)
+        guard destination.hasPrefix(Self.prefix) else { return nil }
+        let rest = destination.dropFirst(Self.prefix.count)
         guard let dot = rest.firstIndex(of: "."), let room = Room(rawValue: String(rest[rest.index(after: dot)...])) else {
             return nil
         }

@@ -4,7 +4,7 @@ import Stomp
 
 /// Who may use which broker destination. Every user may listen to their own `/user/queue/...`
 /// (the broker keys those per user). A meeting's rooms (`/topic/meetings.{id}.chat`, `.typing`,
-/// `.locations`, and SEND to `/app/meetings.{id}.chat`) are for its organizer and members,
+/// `.locations`, and SENDs to `/app/meetings.{id}.chat|read`) are for its organizer and members,
 /// decided by the same rules as REST
 /// (``MeetingAccess``). Every grant of the app's destinations first re-checks the session's
 /// token (``requireSignedIn``). With `--stomp-sandbox`, any authenticated session may SUBSCRIBE
@@ -19,14 +19,15 @@ struct StompAuthorizerRules: StompAuthorizer {
     func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         if isSandbox(destination) { return eventLoop.makeSucceededVoidFuture() }
-        let room = access == .subscribe ? MeetingTopic(destination: destination) : MeetingTopic(appDestination: destination)
-        guard room != nil || (access == .subscribe && destination.hasPrefix("/user/queue/")) else {
+        let meetingId = access == .subscribe
+            ? MeetingTopic(destination: destination)?.meetingId : ChatAction(appDestination: destination)?.meetingId
+        guard meetingId != nil || (access == .subscribe && destination.hasPrefix("/user/queue/")) else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.forbidden", message: "\(destination) is not open to this session"))
         }
         // Database reads: done by GRDB's reader threads, never on the event loop.
         return eventLoop.makeFutureWithTask { [accounts, database] in
             try await Self.requireSignedIn(principal, with: accounts)
-            if let room { try await Self.requireMember(principal.userID, of: room.meetingId, in: database) }
+            if let meetingId { try await Self.requireMember(principal.userID, of: meetingId, in: database) }
         }
     }
 

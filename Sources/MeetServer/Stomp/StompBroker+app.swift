@@ -23,5 +23,9 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
         guard let broker else { return }
         ChatRoomApplication.broadcast(messages, on: broker, linkBase: linkBase)
     }
+    services.chat.onDeparted { [weak broker] departures in
+        guard let broker else { return }
+        ChatRevocation.endSubscriptions(of: departures, on: broker)
+    }
     return broker
 }

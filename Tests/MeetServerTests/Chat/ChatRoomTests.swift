@@ -28,6 +28,21 @@ import Testing
         (try? JSONSerialization.jsonObject(with: Data(frame.body.readableBytesView))) as? [String: Any] ?? [:]
     }
 
+    /// Joins `user` to the meeting and waits for the room's `memberJoined` system message (written
+    /// from the event log just after the join), so that the seqs a test counts come after it.
+    static func join(_ server: TestServer, _ user: SignedInUser, _ meeting: String) async throws {
+        #expect(try await server.send(.post, "/api/v1/meetings/\(meeting)/join", token: user.token).status == 200)
+        for _ in 0..<500 {
+            let history = try await server.send(.get, "/api/v1/meetings/\(meeting)/messages?limit=200", token: user.token)
+            let notes = (history.json["items"] as? [[String: Any]] ?? []).compactMap { $0["system"] as? [String: Any] }
+            if notes.contains(where: { ($0["arguments"] as? [String: String])?["userId"] == user.id && $0["kind"] as? String == "memberJoined" }) {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("no memberJoined message for \(user.id)")
+    }
+
     static func meeting(_ server: TestServer, by user: SignedInUser, _ fields: [String: any Sendable] = [:]) async throws -> String {
         try #require(try await server.send(.post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(fields), token: user.token).string("id"))
     }
@@ -38,7 +53,7 @@ import Testing
             let ann = try await server.signedInUser()
             let bob = try await server.signedInUser()
             let meeting = try await Self.meeting(server, by: ann)
-            #expect(try await server.send(.post, "/api/v1/meetings/\(meeting)/join", token: bob.token).status == 200)
+            try await Self.join(server, bob, meeting)
             let organizer = try await Rooms.connect(port: port, token: ann.token)
             let member = try await Rooms.connect(port: port, token: bob.token)
             for client in [organizer, member] {
@@ -51,9 +66,10 @@ import Testing
             }
             #expect(sent.first { $0.command == .receipt }?.headers["receipt-id"] == "r-1")
             let heard = try #require(try await organizer.next())
-            #expect(heard.command == .message && heard.headers["seq"] == "1" && heard.headers["content-type"] == "application/json")
+            // Seq 1 is the room's note that Bob joined.
+            #expect(heard.command == .message && heard.headers["seq"] == "2" && heard.headers["content-type"] == "application/json")
             let body = Self.json(heard)
-            #expect(body["text"] as? String == "See you at seven 🎉" && body["seq"] as? Int == 1 && body["type"] as? String == "message")
+            #expect(body["text"] as? String == "See you at seven 🎉" && body["seq"] as? Int == 2 && body["type"] as? String == "message")
             #expect(body["clientMessageId"] as? String == "c-1" && body["meetingId"] as? String == meeting)
             #expect((body["sender"] as? [String: Any])?["id"] as? String == bob.id)
             #expect(body.keys.contains("replyToSeq") && body.keys.contains("attachments"))
@@ -63,10 +79,10 @@ import Testing
             #expect(try #require(try await member.next()).headers["receipt-id"] == "r-2")
             try await Self.post(member, to: meeting, text: "second", id: "c-2", receipt: "r-3")
             let next = try #require(try await organizer.next())
-            #expect(next.headers["seq"] == "2" && Self.json(next)["text"] as? String == "second")
+            #expect(next.headers["seq"] == "3" && Self.json(next)["text"] as? String == "second")
 
             let history = try await server.send(.get, "/api/v1/meetings/\(meeting)/messages", token: ann.token)
-            #expect((history.json["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [2, 1], "\(history.text)")
+            #expect((history.json["items"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [3, 2, 1], "\(history.text)")
             for client in [organizer, member] { await client.close() }
         }
     }
@@ -120,7 +136,7 @@ import Testing
             var senders: [StompClient] = []
             for _ in 0..<8 {
                 let user = try await server.signedInUser()
-                #expect(try await server.send(.post, "/api/v1/meetings/\(meeting)/join", token: user.token).status == 200)
+                try await Self.join(server, user, meeting)
                 senders.append(try await Rooms.connect(port: port, token: user.token))
             }
             let listener = try await Rooms.connect(port: port, token: ann.token)
@@ -138,7 +154,8 @@ import Testing
                 try await group.waitForAll()
             }
             let heard = try await Self.frames(from: listener) { $0.count == 64 }
-            #expect(heard.compactMap { $0.headers["seq"].flatMap(Int.init) } == Array(1...64))
+            // After the eight notes of who joined.
+            #expect(heard.compactMap { $0.headers["seq"].flatMap(Int.init) } == Array(9...72))
             let texts = Set(heard.compactMap { Self.json($0)["text"] as? String })
             #expect(texts.count == 64)
             for client in senders + [listener] { await client.close() }

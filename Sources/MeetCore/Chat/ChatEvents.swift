@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+
+/// Someone no longer belongs to a meeting's room (left, removed, or separated by a block):
+/// the server ends their live subscriptions to it.
+public struct ChatDeparture: Sendable, Equatable {
+    public var meetingId: String
+    public var userId: String
+}
+
+/// The chat's reading of the domain-event log (consumer `chat`, docs/internals.md "Domain
+/// events"): what members want to see in the room becomes a system message, and whoever stops
+/// belonging to a room becomes a departure. Meeting code records its events and knows nothing
+/// of this.
+///
+/// System messages carry `{kind, arguments}` for the client to put in words:
+/// `memberJoined`, `memberLeft`, `memberRemoved` (`userId`, `displayName`), `meetingEdited`
+/// (`changed`: `time`, `place` or both, comma-separated, with the new `startsAt`, `endsAt`,
+/// `placeName`, `placeAddress` as they apply) and `meetingCancelled`. Their sender is who did it.
+enum ChatEvents {
+    static let consumer = "chat"
+    /// The most events one transaction takes.
+    static let batch = 100
+
+    /// Turns the pending events into system messages and departures, and moves the marker past
+    /// them, in `db`'s transaction. `eventsPending` says whether the log may hold more.
+    static func consume(in db: Database) throws -> ChatWritten {
+        let events = try DomainEvents.pending(for: consumer, limit: batch, in: db)
+        guard let last = events.last else { return ChatWritten() }
+        var written = ChatWritten(eventsPending: events.count == batch)
+        for event in events {
+            try apply(event, to: &written, in: db)
+        }
+        try DomainEvents.markConsumed(consumer, through: last.id, in: db)
+        return written
+    }
+
+    private static func apply(_ event: StoredEvent, to written: inout ChatWritten, in db: Database) throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        if event.kind == .chatMessageRedacted {
+            // Stored by another process (the admin CLI): only the broadcast is left to do.
+            guard let redaction = try? decoder.decode(ChatRedactionPayload.self, from: event.payload),
+                  let row = try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.roomId = ? AND chatMessage.seq = ?",
+                                             arguments: [ChatRoomID.meeting(redaction.meetingId), redaction.eventSeq]) else { return }
+            written.appended.append(ChatMessage(row: row))
+            return
+        }
+        // An event this version cannot read is skipped, never retried forever.
+        guard let payload = try? decoder.decode(MeetingEventPayload.self, from: event.payload),
+              let meeting = try MeetingRecord.filter(Column("id") == payload.meetingId).fetchOne(db) else { return }
+        let note: ChatSystemNote?
+        switch event.kind {
+        case .meetingJoined, .invitationAccepted:
+            note = try member("memberJoined", payload.actorId, in: db)
+        case .meetingLeft:
+            note = try member("memberLeft", payload.actorId, in: db)
+            written.departures.append(ChatDeparture(meetingId: meeting.id, userId: payload.actorId))
+        case .meetingMemberRemoved:
+            guard let userId = payload.userId else { return }
+            // Blocking the organizer is leaving; being removed (or blocked) by them is removal.
+            note = try member(userId == payload.actorId ? "memberLeft" : "memberRemoved", userId, in: db)
+            written.departures.append(ChatDeparture(meetingId: meeting.id, userId: userId))
+        case .meetingEdited:
+            note = edited(meeting, fields: payload.changedFields ?? [])
+        case .meetingCancelled:
+            note = ChatSystemNote(kind: "meetingCancelled", arguments: [:])
+        default:
+            note = nil
+        }
+        guard let note else { return }
+        written.appended.append(try ChatRoomLog.append(
+            .init(type: .system, senderId: payload.actorId, system: note), toMeeting: meeting.id, at: event.createdAt, in: db))
+    }
+
+    private static func member(_ kind: String, _ userId: String, in db: Database) throws -> ChatSystemNote {
+        let name = try String.fetchOne(db, sql: "SELECT displayName FROM user WHERE id = ?", arguments: [userId])
+        return ChatSystemNote(kind: kind, arguments: ["userId": userId, "displayName": name ?? ""])
+    }
+
+    /// A note for an edit that changed the time or the place; nil for other edits.
+    private static func edited(_ meeting: MeetingRecord, fields: [String]) -> ChatSystemNote? {
+        let time = fields.contains("startsAt") || fields.contains("endsAt")
+        let place = fields.contains("place")
+        guard time || place else { return nil }
+        var arguments = ["changed": [time ? "time" : nil, place ? "place" : nil].compactMap { $0 }.joined(separator: ",")]
+        if time {
+            arguments["startsAt"] = meeting.startsAt.formatted(.iso8601)
+            if let endsAt = meeting.endsAt { arguments["endsAt"] = endsAt.formatted(.iso8601) }
+        }
+        if place {
+            arguments["placeName"] = meeting.placeName ?? ""
+            arguments["placeAddress"] = meeting.placeAddress ?? ""
+        }
+        return ChatSystemNote(kind: "meetingEdited", arguments: arguments)
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+
+/// The one way a row enters a room: with the room's next seq, inside the caller's transaction.
+/// Members' messages, edit and deletion events and system messages all come through here, so a
+/// room's seq grows by one with no gap whatever wrote it.
+enum ChatRoomLog {
+    /// A row to append; what is not given is null.
+    struct Entry {
+        var type: ChatMessage.Kind
+        var senderId: String?
+        var text: String?
+        var replyToSeq: Int64?
+        var refersToSeq: Int64?
+        var system: ChatSystemNote?
+        var clientMessageId: String?
+    }
+
+    /// Appends `entry` to the room of `meetingId` (creating the room on its first row) and
+    /// returns it as stored.
+    static func append(_ entry: Entry, toMeeting meetingId: String, at time: Date, in db: Database) throws -> ChatMessage {
+        let roomId = ChatRoomID.meeting(meetingId)
+        try db.execute(sql: "INSERT OR IGNORE INTO chatRoom (id, meetingId) VALUES (?, ?)", arguments: [roomId, meetingId])
+        let seq = try Int64.fetchOne(db, sql: """
+            UPDATE chatRoom SET lastSeq = lastSeq + 1, lastMessageAt = ? WHERE id = ? RETURNING lastSeq
+            """, arguments: [time.timeIntervalSince1970, roomId])!
+        let id = RandomToken.id()
+        let system = try entry.system.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        try db.execute(sql: """
+            INSERT INTO chatMessage (roomId, seq, id, type, senderId, text, attachments, replyToSeq, refersToSeq, system,
+                                     clientMessageId, sentAt)
+            VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
+            """, arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, entry.replyToSeq, entry.refersToSeq,
+                             system, entry.clientMessageId, time.timeIntervalSince1970])
+        return try message(id: id, in: db)!
+    }
+
+    /// A stored message by id, joined with its sender.
+    static func message(id: String, in db: Database) throws -> ChatMessage? {
+        try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.id = ?", arguments: [id]).map(ChatMessage.init(row:))
+    }
+}
