@@ -46,6 +46,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     router.add(middleware: MetricsMiddleware(factory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
     router.add(middleware: ProblemMiddleware(renderer: ProblemRenderer(localizer: localizer), routes: routes))
     router.add(middleware: BearerAuthMiddleware(accounts: accounts))
+    router.add(middleware: NULQueryMiddleware())
 
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
     let api = router.group("api/v1")
@@ -98,6 +99,8 @@ struct AppServices {
             mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath), now: configuration.now),
             localizer: localizer,
             hasher: PasswordHasher(parameters: configuration.passwordHashing),
+            mailThrottle: configuration.mailThrottle,
+            mailHeldBack: MailMetrics(registry: configuration.metricsRegistry).count,
             now: configuration.now)
         let geocoder = geocoder
         meetings = MeetingService(database: database, resolvePlace: { try await geocoder.place(for: $0) }, now: configuration.now)

@@ -37,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     /// after it.
     public var chatBurst = 10
     public var chatMessagesPerSecond = 1.0
+    /// How many account mails go out per hour to one address and for one client address.
+    public var mailThrottle = MailThrottle()
     /// How pushes are built, delivered and retried.
     public var push = PushSettings()
     /// The apps that may open the service's https links (`/.well-known/...`); none by default.

@@ -39,6 +39,8 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var push: PushOptions
     @OptionGroup var appLinks: AppLinkOptions
 
+    @OptionGroup var mailLimits: MailLimitOptions
+
     /// Bad settings are refused before anything starts, with this command's usage.
     func validate() throws {
         _ = try resolvedConfiguration()
@@ -81,6 +83,7 @@ struct Serve: AsyncParsableCommand {
         configuration.geocoder = try places.resolved()
         configuration.push = try push.resolved()
         configuration.appIdentity = try appLinks.resolved()
+        configuration.mailThrottle = try mailLimits.resolved()
         return configuration
     }
 

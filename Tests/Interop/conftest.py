@@ -26,10 +26,13 @@ class Server:
         self.port = _free_port()
         self.data = data or tempfile.mkdtemp(prefix="meetupd-test-")
         binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
+        # Every test signs its users up from loopback: lift the per-client mail limit unless
+        # a test sets it (a flag wins over the variable).
+        env = {"MEETUPD_MAIL_PER_CLIENT": "100000", **os.environ}
         self.proc = subprocess.Popen(
             [binary, "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--data-dir", self.data, *flags],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

@@ -48,7 +48,7 @@ struct AccountServiceTests {
     }
 
     func registered(_ email: String = "a@example.org") async throws -> User {
-        try await accounts.register(email: email, password: "correct horse battery", displayName: "A", locale: "uk")
+        try await accounts.register(email: email, password: "correct horse battery", displayName: "A", locale: "uk", clientAddress: nil)
     }
 
     @Test func confirmationTokenExpiresAfterADay() async throws {
@@ -60,7 +60,7 @@ struct AccountServiceTests {
 
     @Test func resetTokenExpiresAfterAnHour() async throws {
         _ = try await registered()
-        try await accounts.requestPasswordReset(email: "a@example.org")
+        try await accounts.requestPasswordReset(email: "a@example.org", clientAddress: nil)
         let token = try #require(mailer.token("reset"))
         clock.advance(by: 3600 + 1)
         await #expect(throws: MeetError("token.expired", status: 410)) {

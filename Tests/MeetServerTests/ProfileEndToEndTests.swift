@@ -147,7 +147,8 @@ import Testing
 @Suite struct ActivityEndToEndTests {
     func firstName(_ server: TestServer, _ query: String, language: String? = nil) async throws -> String? {
         let headers: HTTPFields = language.map { [.acceptLanguage: $0] } ?? [:]
-        let reply = try await server.send(.get, "/api/v1/activities?q=\(query)&limit=3", headers: headers)
+        let user = try await server.signedInUser()
+        let reply = try await server.send(.get, "/api/v1/activities?q=\(query)&limit=3", token: user.token, headers: headers)
         #expect(reply.status == 200, "\(reply.text)")
         return (reply.json["items"] as? [[String: Any]])?.first?["name"] as? String
     }
@@ -159,7 +160,7 @@ import Testing
             #expect(try await firstName(server, "hik", language: "uk") == "Похід")
             #expect(try await firstName(server, "%D0%BF%D0%BE%D1%85", language: "uk") == "Похід")   // "пох"
             #expect(try await firstName(server, "%D0%BF%D0%BE%D1%85") == "Hiking")
-            let tooMany = try await server.send(.get, "/api/v1/activities?limit=1000")
+            let tooMany = try await server.send(.get, "/api/v1/activities?limit=1000", token: try await server.signedInUser().token)
             #expect(tooMany.status == 422 && tooMany.string("code") == "request.invalidFields")
         }
     }

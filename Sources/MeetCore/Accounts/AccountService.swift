@@ -30,6 +30,9 @@ public struct AccountService: Sendable {
     let mails: AccountMails
     let hasher: PasswordHasher
     let throttle: LoginThrottle
+    let mailThrottle: MailThrottle
+    /// Told of every mail the throttle holds back (the server counts them in its metrics).
+    let mailHeldBack: @Sendable (MailThrottle.Refusal) -> Void
     let lastUses = TokenLastUses(interval: lastUsedResolution)
     let now: @Sendable () -> Date
     /// Told whenever sign-ins end (logout, password reset), so that open STOMP sessions close too.
@@ -41,6 +44,8 @@ public struct AccountService: Sendable {
         localizer: any Localizing,
         hasher: PasswordHasher = .init(),
         throttle: LoginThrottle = .init(),
+        mailThrottle: MailThrottle = .init(),
+        mailHeldBack: @escaping @Sendable (MailThrottle.Refusal) -> Void = { _ in },
         now: @escaping @Sendable () -> Date
     ) {
         self.database = database
@@ -48,15 +53,20 @@ public struct AccountService: Sendable {
         self.mails = AccountMails(localizer: localizer)
         self.hasher = hasher
         self.throttle = throttle
+        self.mailThrottle = mailThrottle
+        self.mailHeldBack = mailHeldBack
         self.now = now
     }
 
-    /// Creates an unconfirmed account and mails the confirmation token.
-    public func register(email: String, password: String, displayName: String, locale: String) async throws -> User {
+    /// Creates an unconfirmed account and mails the confirmation token, unless the mail
+    /// throttle holds it back: over the limit of the client's address (`clientAddress`) the
+    /// registration is refused with 429 `mail.tooMany`; over the limit of the address
+    /// registered, the account is created without a mail (it can be asked for again later).
+    public func register(email: String, password: String, displayName: String, locale: String, clientAddress: String?) async throws -> User {
         let form = try RegistrationForm(email: email, password: password, displayName: displayName, locale: locale)
         let passwordHash = try await hasher.hash(password)
         let token = RandomToken.secret()
-        let user = try await database.writer.write { [now] db in
+        let write = { @Sendable [now, mailThrottle] (db: Database) throws -> (User, MailThrottle.Refusal?) in
             let user = User(
                 id: RandomToken.id(), email: form.email, displayName: form.displayName, locale: form.locale,
                 passwordHash: passwordHash, emailConfirmedAt: nil, banned: false, createdAt: now())
@@ -66,6 +76,19 @@ public struct AccountService: Sendable {
                 throw MeetError("account.emailTaken", status: 409)
             }
             try Self.issue(token, .confirmEmail, for: user.id, at: now(), in: db)
+            let refusal = try mailThrottle.admit(to: user.email, from: clientAddress, at: now(), in: db)
+            if let refusal, refusal.limit == .client { throw MailHeldBack(refusal: refusal) }  // no account either
+            return (user, refusal)
+        }
+        let user: User, refusal: MailThrottle.Refusal?
+        do {
+            (user, refusal) = try await database.writer.write(write)
+        } catch let heldBack as MailHeldBack {
+            mailHeldBack(heldBack.refusal)
+            throw Self.tooManyMails(heldBack.refusal)
+        }
+        if let refusal {
+            mailHeldBack(refusal)
             return user
         }
         try await mailer.send(mails.confirmation(to: user, token: token))
@@ -166,20 +189,6 @@ public struct AccountService: Sendable {
         liveSessions.end(userID: authentication.userID, tokenHash: authentication.tokenHash, reason: "signed out")
     }
 
-    /// Mails a reset token if the address belongs to an account; says nothing either way.
-    public func requestPasswordReset(email rawEmail: String) async throws {
-        let email = RegistrationForm.normalizedEmail(rawEmail)
-        let token = RandomToken.secret()
-        let user = try await database.writer.write { [now] db -> User? in
-            guard let user = try User.filter(Column("email") == email).fetchOne(db), !user.banned else { return nil }
-            try Self.issue(token, .resetPassword, for: user.id, at: now(), in: db)
-            return user
-        }
-        if let user {
-            try await mailer.send(mails.passwordReset(to: user, token: token))
-        }
-    }
-
     /// Sets a new password with a mailed reset token and ends every session of the user.
     public func resetPassword(token: String, newPassword: String) async throws {
         if let problem = PasswordPolicy.problem(with: newPassword, field: "newPassword") {
@@ -212,7 +221,7 @@ public struct AccountService: Sendable {
 
     static let invalidToken = MeetError("token.invalid", status: 400)
 
-    private static func issue(_ secret: String, _ purpose: AccountToken.Purpose, for userID: String, at now: Date, in db: Database) throws {
+    static func issue(_ secret: String, _ purpose: AccountToken.Purpose, for userID: String, at now: Date, in db: Database) throws {
         try AccountToken.filter(Column("userId") == userID && Column("expiresAt") <= now).deleteAll(db)
         try AccountToken(
             tokenHash: RandomToken.hash(secret), userId: userID, purpose: purpose, createdAt: now,

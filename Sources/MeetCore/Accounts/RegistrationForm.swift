@@ -6,12 +6,13 @@ struct RegistrationForm {
     var displayName: String
     var locale: String
 
-    static let maximumDisplayNameLength = 80
+    /// A display name goes into mails and other people's screens: one line, bounded.
+    static let displayNameRule = TextRule(.oneLine, maximumScalars: 80)
 
     init(email: String, password: String, displayName: String, locale: String) throws {
         var problems: [MeetError.FieldProblem] = []
         self.email = Self.normalizedEmail(email)
-        if !Self.isPlausibleEmail(self.email) {
+        if !EmailAddress.isValid(self.email) {
             problems.append(.init(field: "email", code: "email.invalid"))
         }
         if let problem = PasswordPolicy.problem(with: password, field: "password") {
@@ -20,8 +21,8 @@ struct RegistrationForm {
         self.displayName = displayName.trimmingCharacters(in: .whitespacesAndNewlines)
         if self.displayName.isEmpty {
             problems.append(.init(field: "displayName", code: "field.required"))
-        } else if self.displayName.count > Self.maximumDisplayNameLength {
-            problems.append(.init(field: "displayName", code: "field.tooLong", arguments: ["maximum": String(Self.maximumDisplayNameLength)]))
+        } else if let problem = Self.displayNameRule.fieldProblem(with: self.displayName, field: "displayName") {
+            problems.append(problem)
         }
         self.locale = locale
         if !Self.isLanguageTag(locale) {
@@ -32,17 +33,6 @@ struct RegistrationForm {
 
     static func normalizedEmail(_ email: String) -> String {
         email.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-    }
-
-    /// One `@`, something before it, a dotted domain after it, no spaces: what can be
-    /// checked without sending mail (the confirmation mail checks the rest).
-    static func isPlausibleEmail(_ email: String) -> Bool {
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard email.utf8.count <= 254, parts.count == 2, !parts[0].isEmpty,
-              !email.contains(where: { $0.isWhitespace || $0.isNewline })
-        else { return false }
-        let labels = parts[1].split(separator: ".", omittingEmptySubsequences: false)
-        return labels.count >= 2 && labels.allSatisfy { !$0.isEmpty }
     }
 
     /// A BCP 47-shaped tag such as `en`, `uk`, `pt-BR`.

@@ -26,7 +26,7 @@ public struct ActivityService: Sendable {
     /// Names are given in `language`.
     public func suggestions(matching query: String, language: String, limit: Int) async throws -> [ActivitySuggestion] {
         guard Self.suggestionLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.suggestionLimit) }
-        let key = SearchKey(query)
+        let key = SearchKey(try SearchQuery.typed(query))
         let (activities, popularity) = try await database.reader.read { db in
             (try Activity.fetchAll(db), try Self.popularity(db))
         }

@@ -28,7 +28,7 @@ public struct ChatDraft: Sendable, Decodable {
         if text.unicodeScalars.count > Self.maximumLength {
             problems.append(.init(field: "text", code: "chatMessage.tooLong", arguments: ["maximum": String(Self.maximumLength)]))
         }
-        if text.unicodeScalars.contains("\0") { problems.append(.init(field: "text", code: "field.invalid")) }
+        if TextRule(.multiLine, maximumScalars: Self.maximumLength).refusesCharacters(in: text) { problems.append(.init(field: "text", code: "field.invalidCharacters")) }
         if clientMessageId.isEmpty || clientMessageId.utf8.count > Self.maximumClientMessageIDLength
             || clientMessageId.unicodeScalars.contains(where: { $0.value < 0x20 }) {
             problems.append(.init(field: "clientMessageId", code: "field.invalid"))

@@ -17,6 +17,8 @@ public struct MaildropMailer: Mailer {
     }
 
     public func send(_ mail: Mail) async throws {
+        // The address goes into the `To:` header as it is: never anything but one addr-spec.
+        guard EmailAddress.isValid(mail.to) else { throw InvalidRecipient(address: mail.to) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let now = now()
         let id = RandomToken.id()
@@ -71,4 +73,9 @@ public struct MaildropMailer: Mailer {
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
         return formatter.string(from: date)
     }
+}
+
+/// A mail whose recipient is not one plain address: a bug upstream, never written out.
+struct InvalidRecipient: Error {
+    let address: String
 }

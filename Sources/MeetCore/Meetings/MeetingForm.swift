@@ -3,8 +3,8 @@ import Foundation
 /// Applies what a client sent (a draft or a patch) to a meeting row and collects, field by
 /// field, everything that is wrong with it, so that one answer lists every problem.
 struct MeetingForm {
-    static let maxTitleLength = 120
-    static let maxDescriptionLength = 4000
+    static let titleRule = TextRule(.oneLine, maximumScalars: 120)
+    static let descriptionRule = TextRule(.multiLine, maximumScalars: 4000)
     static let maxActivities = 10
     static let maxInvitees = 100
     static let maxParticipants = 10_000
@@ -20,6 +20,11 @@ struct MeetingForm {
 
     mutating func problem(_ field: String, _ code: String) {
         problems.append(.init(field: field, code: code))
+    }
+
+    /// Notes what `rule` finds wrong with `text`, if anything.
+    mutating func check(_ text: String, _ field: String, _ rule: TextRule) {
+        if let problem = rule.fieldProblem(with: text, field: field) { problems.append(problem) }
     }
 
     /// Throws `request.invalidFields` (422) listing every problem found, if any.
@@ -93,12 +98,12 @@ struct MeetingForm {
     private mutating func setTitle(_ title: String?, on meeting: inout MeetingRecord) {
         let trimmed = title?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if trimmed.isEmpty { problem("title", "field.required") }
-        if trimmed.count > Self.maxTitleLength { problem("title", "field.tooLong") }
+        check(trimmed, "title", Self.titleRule)
         meeting.title = trimmed
     }
 
     private mutating func setDescription(_ description: String, on meeting: inout MeetingRecord) {
-        if description.count > Self.maxDescriptionLength { problem("description", "field.tooLong") }
+        check(description, "description", Self.descriptionRule)
         meeting.description = description
     }
 

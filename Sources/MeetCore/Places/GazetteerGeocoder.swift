@@ -54,6 +54,7 @@ public final class GazetteerGeocoder: Geocoder {
         // "Khreshchatyk 22, Kyiv, Ukraine": the first part that names a town is the town,
         // what comes before it is the address, what comes after narrows it down.
         let parts = query.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            .prefix(GeocoderQuery.maxParts)
         for (index, part) in parts.enumerated() {
             let penalties = GazetteerSearch(gazetteer: gazetteer).penalties(for: part)
             let towns = narrowed(Array(penalties.keys), by: parts.dropFirst(index + 1))

@@ -26,19 +26,23 @@ extension Geocoder {
 
 /// Limits every geocoder applies to a query before looking anything up.
 public enum GeocoderQuery {
-    /// Longest query accepted, in characters.
+    /// Longest query accepted, in Unicode scalars (and three UTF-8 bytes each); one line.
     public static let maxLength = 200
+    static let rule = TextRule(.oneLine, maximumScalars: maxLength)
+    /// Most comma-separated parts a query is searched by (address, town, region...).
+    public static let maxParts = 6
     /// Most results one search returns.
     public static let maxLimit = 50
 
     /// The trimmed query, or `place.invalidQuery` when it is empty or too long.
     public static func validated(_ query: String) throws -> String {
         let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, trimmed.count <= maxLength else {
+        let problem = trimmed.isEmpty ? "field.required" : rule.problem(with: trimmed)
+        if let problem {
             throw MeetError(
                 "place.invalidQuery", status: 422,
                 arguments: ["maxLength": String(maxLength)],
-                fieldProblems: [.init(field: "q", code: trimmed.isEmpty ? "field.required" : "field.tooLong")])
+                fieldProblems: [.init(field: "q", code: problem)])
         }
         return trimmed
     }

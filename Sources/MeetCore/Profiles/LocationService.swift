@@ -12,8 +12,15 @@ public struct LocationService: Sendable {
     /// several sides.
     public static let maxCentreDistanceKm = 25.0
 
+    /// Nearby searches one user may make: a burst of 20, then one every 6 seconds. Even
+    /// coarse answers leak a position when asked often enough from everywhere allowed.
+    static let searchBurst = 20
+    static let searchesPerSecond = 1.0 / 6
+
     let database: AppDatabase
     let now: @Sendable () -> Date
+    /// The same token bucket as chat posts, keyed by user alone.
+    let searches = ChatRateLimit(burst: searchBurst, perSecond: searchesPerSecond)
 
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
@@ -65,6 +72,10 @@ public struct LocationService: Sendable {
         try Self.check(lat: lat, lon: lon, error: SearchQuery.invalid)
         guard Self.radiusKm.contains(radiusKm) else { throw SearchQuery.outOfRange("radiusKm", Self.radiusKm) }
         guard Self.nearbyLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.nearbyLimit) }
+        if let wait = searches.take(user: viewer, room: "nearby", now: now()) {
+            let seconds = String(Int(wait.rounded(.up)))
+            throw MeetError("nearbySearch.rateLimited", status: 429, arguments: ["seconds": seconds], headers: ["Retry-After": seconds])
+        }
         let circle = GeoCircle(lat: lat, lon: lon, radiusKm: radiusKm)
         let candidates = GeoCircle(lat: lat, lon: lon, radiusKm: radiusKm + SharedPositionCell.diagonalKm)
         return try await database.reader.read { db in

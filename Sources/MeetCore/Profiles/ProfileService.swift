@@ -64,7 +64,7 @@ public struct ProfileService: Sendable {
     public func searchUsers(matching query: String, seenBy viewer: String, after cursor: String?, limit: Int) async throws -> Page<Profile> {
         let position = try cursor.map(UserCursor.init(token:))
         guard Self.pageLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.pageLimit) }
-        let sql = Self.peopleQuery(matching: SearchQuery.ftsPrefixQuery(query), seenBy: viewer, after: position, limit: limit + 1)
+        let sql = Self.peopleQuery(matching: SearchQuery.ftsPrefixQuery(try SearchQuery.typed(query)), seenBy: viewer, after: position, limit: limit + 1)
         return try await database.reader.read { db in
             let rows = try Row.fetchAll(db, SQLRequest(literal: sql))
             let page = rows.prefix(limit)

@@ -3,8 +3,10 @@ import Foundation
 /// Checking a profile a user sends: every invalid field is reported at once, with the count in
 /// the detail ("2 fields in the profile need fixing").
 extension Profile {
-    public static let maximumBioLength = 500
-    public static let maximumCityLength = 100
+    /// Bounds of the free-text fields (``TextRule``: Unicode scalars, UTF-8 bytes, which
+    /// control characters).
+    public static let bioRule = TextRule(.multiLine, maximumScalars: 500)
+    public static let cityRule = TextRule(.oneLine, maximumScalars: 100)
     public static let maximumActivities = 30
     public static let maximumLanguages = 10
     /// Birth dates before this are taken for typing mistakes.
@@ -21,20 +23,20 @@ extension Profile {
         self.displayName = displayName.trimmingCharacters(in: .whitespacesAndNewlines)
         if self.displayName.isEmpty {
             problems.append(.init(field: "displayName", code: "field.required"))
-        } else if self.displayName.count > RegistrationForm.maximumDisplayNameLength {
-            problems.append(Self.tooLong("displayName", RegistrationForm.maximumDisplayNameLength))
+        } else if let problem = RegistrationForm.displayNameRule.fieldProblem(with: self.displayName, field: "displayName") {
+            problems.append(problem)
         }
         self.bio = bio.trimmingCharacters(in: .whitespacesAndNewlines)
-        if self.bio.count > Self.maximumBioLength {
-            problems.append(Self.tooLong("bio", Self.maximumBioLength))
+        if let problem = Self.bioRule.fieldProblem(with: self.bio, field: "bio") {
+            problems.append(problem)
         }
         self.birthDate = birthDate
         if let birthDate, !Self.isPlausibleBirthDate(birthDate, today: today) {
             problems.append(.init(field: "birthDate", code: "birthDate.invalid"))
         }
         self.city = city.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        if let city = self.city, city.count > Self.maximumCityLength {
-            problems.append(Self.tooLong("city", Self.maximumCityLength))
+        if let city = self.city, let problem = Self.cityRule.fieldProblem(with: city, field: "city") {
+            problems.append(problem)
         }
         self.photoId = photoId
         if let photoId, !RandomToken.isWellFormedID(photoId) {
@@ -57,10 +59,6 @@ extension Profile {
     /// The refusal for a profile with these invalid fields.
     static func invalid(_ problems: [MeetError.FieldProblem]) -> MeetError {
         MeetError("profile.invalid", status: 422, arguments: ["count": String(problems.count)], fieldProblems: problems)
-    }
-
-    private static func tooLong(_ field: String, _ maximum: Int) -> MeetError.FieldProblem {
-        .init(field: field, code: "field.tooLong", arguments: ["maximum": String(maximum)])
     }
 
     private static func unique(_ values: [String]) -> [String] {

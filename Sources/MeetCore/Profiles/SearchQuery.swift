@@ -9,6 +9,16 @@ enum SearchQuery {
         ])])
     }
 
+    /// What a typed search (`q` of `/users` and `/activities`) may be: one line of at most
+    /// 64 Unicode scalars, so that the work it costs is bounded before any matching starts.
+    static let typedRule = TextRule(.oneLine, maximumScalars: 64)
+
+    /// `text` as a typed search, or 422 naming `q`.
+    static func typed(_ text: String) throws -> String {
+        if let problem = typedRule.fieldProblem(with: text, field: "q") { throw invalid([problem]) }
+        return text
+    }
+
     /// 422 `request.invalidFields` naming the parameters that are wrong, as for body fields.
     static func invalid(_ problems: [MeetError.FieldProblem]) -> MeetError {
         .invalidFields(problems)

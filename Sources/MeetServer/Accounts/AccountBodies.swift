@@ -48,6 +48,7 @@ struct TokenRequest: Decodable {
     var token: String
 }
 
+/// `{email}`: whom a password reset or a new confirmation mail is for.
 struct ForgotPasswordRequest: Decodable {
     var email: String
 }

@@ -7,7 +7,8 @@ func addAccountRoutes(to api: RouterGroup<AppRequestContext>, accounts: AccountS
     api.post("auth/register") { request, context in
         let body = try await request.decode(as: RegisterRequest.self, context: context)
         let locale = body.locale ?? preferredLanguage(request.headers[.acceptLanguage])
-        let user = try await accounts.register(email: body.email, password: body.password, displayName: body.displayName, locale: locale)
+        let user = try await accounts.register(
+            email: body.email, password: body.password, displayName: body.displayName, locale: locale, clientAddress: context.clientAddress)
         return EditedResponse(status: .created, response: AccountBody(user))
     }
     api.post("auth/confirm") { request, context in
@@ -31,7 +32,13 @@ func addAccountRoutes(to api: RouterGroup<AppRequestContext>, accounts: AccountS
     }
     api.post("auth/password/forgot") { request, context in
         let body = try await request.decode(as: ForgotPasswordRequest.self, context: context)
-        try await accounts.requestPasswordReset(email: body.email)
+        try await accounts.requestPasswordReset(email: body.email, clientAddress: context.clientAddress)
+        return HTTPResponse.Status.accepted
+    }
+    // Answers 202 whether or not a mail went out, like the forgotten password.
+    api.post("auth/confirm/resend") { request, context in
+        let body = try await request.decode(as: ForgotPasswordRequest.self, context: context)
+        try await accounts.resendConfirmation(email: body.email, clientAddress: context.clientAddress)
         return HTTPResponse.Status.accepted
     }
     api.post("auth/password/reset") { request, context in

@@ -22,6 +22,9 @@ public struct CheckedJSONDecoder: RequestDecoder {
         guard nestingDepth(of: data) <= maximumDepth else {
             throw MeetError("request.tooDeep", status: 400, arguments: ["maximum": String(maximumDepth)])
         }
+        if let field = NULField.path(in: data) {
+            throw MeetError.invalidField(field, "field.invalidCharacters")
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let container = try decoder.singleValueContainer()

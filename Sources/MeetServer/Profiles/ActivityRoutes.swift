@@ -1,9 +1,12 @@
 import Hummingbird
 import MeetCore
 
-/// `/activities`: suggestions as people type, in their language, and proposals of new ones.
+/// `/activities`: suggestions as people type, in their language, and proposals of new ones,
+/// both for signed-in users.
 func addActivityRoutes(to api: RouterGroup<AppRequestContext>, activities: ActivityService, localizer: Localizer) {
-    api.get("activities") { request, _ in
+    // Signed-in only, like the rest of the API: typo-tolerant matching costs CPU per name.
+    api.get("activities") { request, context in
+        _ = try context.requireUser()
         var query = QueryParameters(request)
         let limit: Int? = query.number("limit", 10)
         try query.check()
