@@ -74,7 +74,9 @@ struct ChatChange: Sendable {
             guard !isDeleted else { return nil }
             try db.execute(sql: "UPDATE chatMessage SET text = NULL, attachments = '[]', deletedAt = ? WHERE roomId = ? AND seq = ?",
                            arguments: [at.timeIntervalSince1970, roomId, seq])
-            return try ChatRoomLog.append(.init(type: .deleted, senderId: actorId, refersToSeq: seq),
+            // A moderator is nobody in the room (and may not be a user at all): their deletion
+            // has no sender.
+            return try ChatRoomLog.append(.init(type: .deleted, senderId: authority == .member ? actorId : nil, refersToSeq: seq),
                                           toMeeting: meetingId, at: at, in: db)
         }
     }

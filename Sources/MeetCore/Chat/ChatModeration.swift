@@ -18,7 +18,8 @@ public struct ChatRedactionPayload: Codable, Sendable, Equatable {
 
 /// Redaction by a moderator (issue 13's admin CLI and `/admin` routes). Rights are the
 /// caller's to check: a redaction here removes any message of any room, at any age, also in a
-/// read-only room.
+/// read-only room. The `deleted` event has no sender (`moderatorId` may be any name, e.g. a
+/// terminal login; it is kept in the `chatMessage.redacted` event for the audit).
 public enum ChatModeration {
     /// Redacts the message `messageId` inside the caller's write transaction, for a process
     /// that has no running ``ChatService`` (the admin CLI): the message keeps its seq without

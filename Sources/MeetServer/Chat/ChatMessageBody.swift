@@ -9,10 +9,22 @@ import NIOCore
 /// `system` (`{kind, arguments}` of a system message), `editedAt`, `deletedAt` (the latest
 /// state of a message), null where they do not apply.
 struct ChatMessageBody: Encodable, Sendable {
+    /// Who sent it: null values (no photo, a moderator's deletion) are written, not left out.
     struct Sender: Encodable, Sendable {
         var id: String?
         var displayName: String?
         var photoUrl: String?
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(displayName, forKey: .displayName)
+            try container.encode(photoUrl, forKey: .photoUrl)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, displayName, photoUrl
+        }
     }
 
     var id: String

@@ -1,4 +1,5 @@
 import Foundation
+import MeetCore
 import NIOCore
 import Stomp
 import Testing
@@ -82,6 +83,37 @@ import Testing
                 #expect(message["text"] is NSNull && message["deletedAt"] is String && message["type"] as? String == "message")
             }
             for client in [organizer, author] { await client.close() }
+        }
+    }
+
+    /// The admin CLI redacts from its own process, through the same SQLite file: the running
+    /// server broadcasts the `deleted` event (without a sender) from the event log.
+    @Test func aModeratorRedactsFromAnotherProcess() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let ann = try await server.signedInUser()
+            let meeting = try await Chat.meeting(server, by: ann)
+            let organizer = try await Rooms.connect(port: port, token: ann.token)
+            #expect(try await Rooms.subscribe(organizer, to: "/topic/meetings.\(meeting).chat").command == .receipt)
+            try await Chat.post(organizer, to: meeting, text: "spam", id: "s", receipt: "r")
+            let posted = try await Self.frames(organizer, 2).first { $0.command == .message }
+            let messageId = try #require(posted.flatMap { Chat.json($0)["id"] as? String })
+
+            let cli = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            let event = try await cli.write { db in
+                try ChatModeration.redact(messageId: messageId, by: "terminal:root", at: Date(), in: db)
+            }
+            #expect(event?.seq == 2 && event?.refersToSeq == 1)
+            let heard = try #require(try await organizer.next())
+            let body = Chat.json(heard)
+            #expect(body["type"] as? String == "deleted" && body["refersToSeq"] as? Int == 1 && heard.headers["seq"] == "2")
+            #expect((body["sender"] as? [String: Any])?["id"] is NSNull)
+            let again = try await cli.write { db in
+                try ChatModeration.redact(messageId: messageId, by: "terminal:root", at: Date(), in: db)
+            }
+            #expect(again == nil)
+            try cli.close()
+            await organizer.close()
         }
     }
 
