@@ -13,7 +13,7 @@ from meetings_support import KYIV, create_meeting
 def test_help_names_every_group():
     result = subprocess.run([BINARY, "admin", "--help"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
-    for group in ["users", "meetings", "audit", "stats", "db", "notifications"]:
+    for group in ["users", "meetings", "messages", "reports", "audit", "stats", "db", "notifications"]:
         assert group in result.stdout
     ban = subprocess.run([BINARY, "admin", "users", "ban", "--help"], capture_output=True, text=True, timeout=60)
     assert ban.returncode == 0 and "--reason" in ban.stdout and "--json" in ban.stdout and "--data-dir" in ban.stdout
@@ -137,7 +137,11 @@ def test_stats_and_notifications(meetupd):
     create_meeting(server, ann)
     stats = admin_json(server, "stats")
     assert stats["users"] == 1 and stats["confirmedUsers"] == 1 and stats["meetings"] == 1 and stats["upcomingMeetings"] == 1
-    assert "not available yet" in refused(server, "notifications", "stats")
+    pushes = admin_json(server, "notifications", "stats")
+    assert set(pushes) == {"pending", "sending", "delivered", "dead"} and all(isinstance(v, int) for v in pushes.values())
+    assert admin_json(server, "notifications", "retry-dead") == {"retried": 0}
+    assert admin_json(server, "notifications", "purge", "--days", "7") == {"purged": 0}
+    refused(server, "notifications", "purge", "--days", "0", code=64)
 
 
 def test_a_backup_under_write_load_opens_and_passes_the_integrity_check(meetupd):

@@ -117,8 +117,8 @@ public struct ModerationService: Sendable {
 }
 
 extension ChangeTopic {
-    /// A moderator banned a user (subject: the user id, detail: the reason): their live
-    /// sessions end.
+    /// A moderator banned or deleted a user (subject: the user id, detail: the reason): their
+    /// live sessions end.
     public static let userBanned = ChangeTopic(rawValue: "user.banned")
 }
 

@@ -79,30 +79,3 @@ struct AdminAudit: AsyncParsableCommand {
         }
     }
 }
-
-/// `meetupd admin notifications ...`: waits for the notifications outbox.
-struct AdminNotifications: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "notifications", abstract: "Push delivery statistics and repairs (not available yet).",
-        subcommands: [Stats.self, RetryDead.self, Purge.self])
-
-    static let unavailable = AdminFailure("not available yet: the notifications dispatcher has not landed")
-
-    struct Stats: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Deliveries by state (not available yet).")
-        @OptionGroup var admin: AdminOptions
-        func run() async throws { throw AdminNotifications.unavailable }
-    }
-
-    struct RetryDead: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Retry dead deliveries (not available yet).")
-        @OptionGroup var admin: AdminOptions
-        func run() async throws { throw AdminNotifications.unavailable }
-    }
-
-    struct Purge: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Drop delivered notifications (not available yet).")
-        @OptionGroup var admin: AdminOptions
-        func run() async throws { throw AdminNotifications.unavailable }
-    }
-}

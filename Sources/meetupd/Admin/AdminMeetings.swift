@@ -5,7 +5,7 @@ import MeetCore
 /// `meetupd admin meetings ...`: list, read and cancel any meeting, private ones included.
 struct AdminMeetings: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "meetings", abstract: "List, show and cancel meetings.", subcommands: [List.self, Show.self, Cancel.self])
+        commandName: "meetings", abstract: "List, show, cancel and delete meetings.", subcommands: [List.self, Show.self, Cancel.self, Delete.self])
 
     static func table(_ meetings: [ModeratedMeeting]) -> TextTable {
         TextTable(columns: ["id", "title", "organizer", "visibility", "status", "starts", "members"], rows: meetings.map {
@@ -53,17 +53,28 @@ struct AdminMeetings: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Cancel a meeting as its organizer would: members are told, it leaves the feed at once.")
         @Argument(help: "The meeting's id.") var meeting: String
-        @Option(help: "Why; kept in the audit log.") var reason: String
+        @OptionGroup var reason: RequiredReason
         @OptionGroup var admin: AdminOptions
-
-        func validate() throws {
-            guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must not be empty.") }
-        }
 
         func run() async throws {
             try await admin.perform {
-                let cancelled = try await admin.moderation().cancelMeeting(meeting, reason: reason, by: admin.moderator)
+                let cancelled = try await admin.moderation().cancelMeeting(meeting, reason: reason.reason, by: admin.moderator)
                 try admin.print(cancelled, table: AdminMeetings.table(cancelled))
+            }
+        }
+    }
+
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a meeting with its members, invitations and chat; it leaves the feed at once.")
+        @Argument(help: "The meeting's id.") var meeting: String
+        @OptionGroup var reason: RequiredReason
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                try await admin.moderation().deleteMeeting(meeting, reason: reason.reason, by: admin.moderator)
+                try admin.print(["deleted": meeting], table: .fields(["deleted": meeting]))
             }
         }
     }

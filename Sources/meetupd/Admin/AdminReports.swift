@@ -82,3 +82,12 @@ struct LimitOption: ParsableArguments {
         guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000.") }
     }
 }
+
+/// `--reason`, which bans, cancellations and deletions must give (kept in the audit log).
+struct RequiredReason: ParsableArguments {
+    @Option(help: "Why; kept in the audit log.") var reason: String
+
+    func validate() throws {
+        guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must not be empty.") }
+    }
+}

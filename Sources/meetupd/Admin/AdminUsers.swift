@@ -6,7 +6,7 @@ import MeetCore
 struct AdminUsers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users", abstract: "Find users; confirm, ban, unban, promote or demote them.",
-        subcommands: [List.self, Search.self, Show.self, Confirm.self, Ban.self, Unban.self, Promote.self, Demote.self])
+        subcommands: [List.self, Search.self, Show.self, Confirm.self, Ban.self, Unban.self, Promote.self, Demote.self, Delete.self])
 
     static func table(_ users: [ModeratedUser]) -> TextTable {
         TextTable(columns: ["id", "email", "name", "role", "confirmed", "banned", "created"], rows: users.map {
@@ -86,16 +86,12 @@ struct AdminUsers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Ban a user: their tokens stop working and their live sessions close within a second.")
         @Argument(help: "The user's id or e-mail address.") var user: String
-        @Option(help: "Why; kept in the audit log and shown to the user's closing sessions.") var reason: String
+        @OptionGroup var reason: RequiredReason
         @OptionGroup var admin: AdminOptions
-
-        func validate() throws {
-            guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must not be empty.") }
-        }
 
         func run() async throws {
             try await admin.perform {
-                let changed = try await admin.moderation().ban(user, reason: reason, by: admin.moderator)
+                let changed = try await admin.moderation().ban(user, reason: reason.reason, by: admin.moderator)
                 try admin.print(changed, table: AdminUsers.table(changed))
             }
         }
@@ -140,5 +136,19 @@ struct AdminUsers: AsyncParsableCommand {
             }
         }
     }
-}
 
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Erase a user's account and personal data; others' chat stays, shown without an author.")
+        @Argument(help: "The user's id or e-mail address.") var user: String
+        @OptionGroup var reason: RequiredReason
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            try await admin.perform {
+                try await admin.moderation().deleteUser(user, reason: reason.reason, by: admin.moderator)
+                try admin.print(["deleted": user], table: .fields(["deleted": user]))
+            }
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GRDB
+
+/// A chat message as moderators read it, deleted and redacted ones included.
+public struct ModeratedMessage: Codable, Sendable, Equatable {
+    public var id: String
+    public var seq: Int64
+    public var type: String
+    /// Nil once the sender's account was deleted.
+    public var senderId: String?
+    public var senderName: String?
+    public var text: String?
+    public var sentAt: Date
+    public var deletedAt: Date?
+}
+
+extension ModerationService {
+    /// Messages of a meeting's room in order: the last `limit`, or those around `seq`.
+    public func messages(ofMeeting meetingId: String, around seq: Int64? = nil, limit: Int = 50) async throws -> [ModeratedMessage] {
+        try await database.reader.read { db in
+            _ = try Self.findMeeting(meetingId, in: db)
+            let last = try Int64.fetchOne(db, sql: "SELECT lastSeq FROM chatRoom WHERE meetingId = ?", arguments: [meetingId]) ?? 0
+            let upper = seq.map { $0 + Int64(limit / 2) } ?? last
+            return try Row.fetchAll(db, sql: """
+                SELECT chatMessage.id, seq, type, senderId, user.displayName, text, sentAt, deletedAt
+                FROM chatMessage JOIN chatRoom ON chatRoom.id = chatMessage.roomId LEFT JOIN user ON user.id = chatMessage.senderId
+                WHERE chatRoom.meetingId = ? AND seq <= ? ORDER BY seq DESC LIMIT ?
+                """, arguments: [meetingId, upper, limit]).reversed().map { row in
+                ModeratedMessage(
+                    id: row[0], seq: row[1], type: row[2], senderId: row[3], senderName: row[4], text: row[5],
+                    sentAt: Date(timeIntervalSince1970: row[6]), deletedAt: (row[7] as Double?).map(Date.init(timeIntervalSince1970:)))
+            }
+        }
+    }
+
+    /// Deletes a meeting with its members, invitations and chat room; it leaves a running
+    /// server's feed at once (the `meeting` trigger logs the delete).
+    public func deleteMeeting(_ id: String, reason: String, by moderator: Moderator) async throws {
+        let time = now()
+        try await database.writer.write { db in
+            _ = try Self.findMeeting(id, in: db)
+            try db.execute(sql: "DELETE FROM meeting WHERE id = ?", arguments: [id])
+            try AuditLog.record("meeting.delete", targetType: "meeting", targetId: id, by: moderator.name, reason: reason, in: db, at: time)
+        }
+    }
+
+    /// Erases a user's account and personal data (profile, positions, devices, friendships,
+    /// the meetings they organize); others' chat stays, the messages they sent shown without
+    /// an author. Their live sessions close.
+    public func deleteUser(_ reference: String, reason: String, by moderator: Moderator) async throws {
+        let time = now()
+        try await database.writer.write { db in
+            let user = try Self.find(reference, in: db)
+            guard user.id != moderator.userId else { throw MeetError.notOnYourself }
+            try db.execute(sql: "DELETE FROM user WHERE id = ?", arguments: [user.id])
+            try ChangeLog.record(.userBanned, subject: user.id, detail: "account deleted", in: db, at: time)
+            // The audit line names the account by id only: the address is personal data.
+            try AuditLog.record("user.delete", targetType: "user", targetId: user.id, by: moderator.name, reason: reason, in: db, at: time)
+        }
+    }
+}

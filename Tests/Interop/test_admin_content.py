@@ -1,0 +1,53 @@
+"""`meetupd admin` on content, as a separate process: reading a room, deleting a meeting,
+erasing a user while others' chat stays readable."""
+import json
+
+from admin_support import admin_json, refused, wait_for
+from meetings_support import create_meeting
+from stomp_support import connect_ws
+from test_admin_cli import feed_ids
+
+
+def post(server, user, meeting_id, text, client_id):
+    conn, recorder = connect_ws(server, user["token"])
+    conn.send(f"/app/meetings.{meeting_id}.chat", json.dumps({"text": text, "clientMessageId": client_id}),
+              content_type="application/json", headers={"receipt": client_id})
+    recorder.wait_for("RECEIPT")
+    return conn, recorder
+
+
+def test_a_room_is_read_and_a_deleted_author_leaves_their_messages_readable(meetupd):
+    server = meetupd()
+    ann, bob = server.register_user(display_name="Ann"), server.register_user(display_name="Bob")
+    meeting = create_meeting(server, ann)
+    assert server.request("POST", f"/api/v1/meetings/{meeting['id']}/join", token=bob["token"])[0] == 200
+    ann_conn, _ = post(server, ann, meeting["id"], "welcome", "a1")
+    bob_conn, bob_rec = post(server, bob, meeting["id"], "buy my coins", "b1")
+
+    shown = admin_json(server, "messages", "show", meeting["id"])
+    assert [(m["senderName"], m["text"]) for m in shown] == [("Ann", "welcome"), ("Bob", "buy my coins")]
+    assert [m["seq"] for m in admin_json(server, "messages", "show", meeting["id"], "--around", "1", "--limit", "2")] == [1, 2]
+    assert "meeting.notFound" in refused(server, "messages", "show", "no-such-meeting")
+
+    refused(server, "users", "delete", bob["id"], code=64)  # --reason is required
+    assert admin_json(server, "users", "delete", bob["email"], "--reason", "spam account") == {"deleted": bob["email"]}
+    assert wait_for(lambda: any(kind == "ERROR" for kind, _ in bob_rec.frames), 1.0)
+    assert "user.notFound" in refused(server, "users", "show", bob["id"])
+    assert server.request("GET", "/api/v1/me", token=bob["token"])[0] == 401
+    after = admin_json(server, "messages", "show", meeting["id"])
+    assert [(m.get("senderId"), m["text"]) for m in after] == [(ann["id"], "welcome"), (None, "buy my coins")]
+    status, _, history = server.request("GET", f"/api/v1/meetings/{meeting['id']}/messages", token=ann["token"])
+    assert status == 200 and len(history["items"]) == 2
+    assert admin_json(server, "audit", "list")[0]["action"] == "user.delete"
+    ann_conn.disconnect()
+
+
+def test_a_deleted_meeting_leaves_the_feed_at_once(meetupd):
+    server = meetupd()
+    ann = server.register_user()
+    meeting = create_meeting(server, ann)
+    assert meeting["id"] in feed_ids(server, ann)
+    assert admin_json(server, "meetings", "delete", meeting["id"], "--reason", "duplicate") == {"deleted": meeting["id"]}
+    assert wait_for(lambda: meeting["id"] not in feed_ids(server, ann), 1.0)
+    assert server.request("GET", "/api/v1/meetings/" + meeting["id"], token=ann["token"])[0] == 404
+    assert "meeting.notFound" in refused(server, "meetings", "delete", meeting["id"], "--reason", "again")
