@@ -51,3 +51,24 @@ def test_a_deleted_meeting_leaves_the_feed_at_once(meetupd):
     assert wait_for(lambda: meeting["id"] not in feed_ids(server, ann), 1.0)
     assert server.request("GET", "/api/v1/meetings/" + meeting["id"], token=ann["token"])[0] == 404
     assert "meeting.notFound" in refused(server, "meetings", "delete", meeting["id"], "--reason", "again")
+
+
+def test_a_cli_redaction_reaches_the_room_as_deleted(meetupd):
+    server = meetupd()
+    ann, bob = server.register_user(), server.register_user()
+    meeting = create_meeting(server, ann)
+    assert server.request("POST", f"/api/v1/meetings/{meeting['id']}/join", token=bob["token"])[0] == 200
+    listener, heard = connect_ws(server, ann["token"])
+    listener.subscribe(f"/topic/meetings.{meeting['id']}.chat", id="room", headers={"receipt": "room"})
+    heard.wait_for("RECEIPT")
+    post(server, bob, meeting["id"], "buy my coins", "b1")
+    message = json.loads(heard.wait_messages(1)[0].body)
+    refused(server, "messages", "redact", message["id"], code=64)  # --reason is required
+    assert admin_json(server, "messages", "redact", message["id"], "--reason", "scam") == {"redacted": message["id"]}
+    assert wait_for(lambda: len(heard.messages()) >= 2, 1.0)
+    deleted = json.loads(heard.messages()[1].body)
+    assert deleted["type"] == "deleted"
+    assert "moderation.noChange" in refused(server, "messages", "redact", message["id"], "--reason", "again")
+    assert "chatMessage.notFound" in refused(server, "messages", "redact", "no-such-message", "--reason", "x")
+    assert admin_json(server, "audit", "list")[0]["action"] == "chatMessage.redact"
+    listener.disconnect()

@@ -59,3 +59,19 @@ extension ModerationService {
         }
     }
 }
+
+extension ModerationService {
+    /// Redacts a chat message through chat's own redaction: its text goes, a `deleted` event
+    /// takes the room's next seq and a running server broadcasts it to the room.
+    public func redactMessage(_ id: String, reason: String, by moderator: Moderator) async throws {
+        let time = now()
+        try await database.writer.write { db in try Self.redact(id, reason: reason, by: moderator, in: db, at: time) }
+    }
+
+    /// Redacts in `db`'s transaction, with its audit line; `moderation.noChange` if it was
+    /// deleted already.
+    static func redact(_ id: String, reason: String, by moderator: Moderator, in db: Database, at time: Date) throws {
+        guard try ChatModeration.redact(messageId: id, by: moderator.name, at: time, in: db) != nil else { throw MeetError.noChange }
+        try AuditLog.record("chatMessage.redact", targetType: "message", targetId: id, by: moderator.name, reason: reason, in: db, at: time)
+    }
+}

@@ -18,7 +18,8 @@ extension ModerationService {
 
     /// Closes the report — and every other open report of the same target, one decision for
     /// all — with `action`: `ban` bans the responsible user (the user reported, the message's
-    /// sender, the meeting's organizer) in the same transaction.
+    /// sender, the meeting's organizer) and `redact` redacts the reported message, in the same
+    /// transaction.
     public func resolve(_ id: String, action: Report.Resolution, note: String?, by moderator: Moderator) async throws -> Report {
         let time = now()
         return try await database.writer.write { db in
@@ -28,8 +29,8 @@ extension ModerationService {
             case .dismiss, .warn:
                 break
             case .redact:
-                // Redaction belongs to chat (issue 10); until it lands a report cannot redact.
-                throw MeetError("report.actionUnavailable", status: 409)
+                guard report.targetType == .message else { throw MeetError("report.actionUnavailable", status: 409) }
+                try Self.redact(report.targetId, reason: note ?? report.reason, by: moderator, in: db, at: time)
             case .ban:
                 let culprit = try Self.responsibleUser(of: report, in: db)
                 let reason = note ?? report.reason

@@ -52,7 +52,7 @@ struct AdminReports: AsyncParsableCommand {
     struct Resolve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Close a report (and the other open reports of its target) with a decision.",
-            discussion: "dismiss: nothing wrong; warn: recorded; ban: bans the user reported, the message's sender or the meeting's organizer; redact: not available until chat redaction lands.")
+            discussion: "dismiss: nothing wrong; warn: recorded; ban: bans the user reported, the message's sender or the meeting's organizer; redact: redacts the reported message.")
         @Argument(help: "The report's id.") var report: String
         @Option(help: "dismiss, warn, redact or ban.") var action: String
         @Option(help: "A note for the audit log (the ban's reason with --action ban).") var note: String?
