@@ -43,7 +43,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     let routes = RouteTable()
     // Middlewares apply to the routes added after them, so they come first. Metrics sit
     // outside the problem renderer so that they see every failure's final status.
-    router.add(middleware: MetricsMiddleware(factory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
+    router.add(middleware: RequestMetricsMiddleware(factory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
     router.add(middleware: ProblemMiddleware(renderer: ProblemRenderer(localizer: localizer), routes: routes))
     router.add(middleware: BearerAuthMiddleware(accounts: accounts))
     router.add(middleware: NULQueryMiddleware())
