@@ -152,6 +152,7 @@ let package = Package(
             name: "StompBenchmarks",
             dependencies: [
                 "Stomp",
+                "WebSocket",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
