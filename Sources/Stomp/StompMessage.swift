@@ -1,4 +1,5 @@
 import NIOCore
+import WebSocket
 
 /// A message published to a destination: built once and shared, immutable, by every recipient
 /// on every event loop. Each recipient needs its own `subscription` header, so the wire bytes are
@@ -60,6 +61,10 @@ struct StompMessageEncodingCache {
     private let message: StompMessage
     private let allocator: ByteBufferAllocator
     private var encoded: [Key: ByteBuffer] = [:]
+
+    /// Whether the frames are UTF-8 (a WebSocket sends them as text then). Their headers are
+    /// Swift strings, so the body decides; it is checked once here, not once per recipient.
+    private(set) lazy var isUTF8 = WebSocketMessage.isText(message.body)
 
     init(message: StompMessage, allocator: ByteBufferAllocator) {
         self.message = message

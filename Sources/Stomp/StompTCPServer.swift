@@ -23,5 +23,5 @@ public enum StompTCPServer {
 /// Plain TCP carries STOMP bytes as they are.
 enum StompTCPTransport: StompTransport {
     static func bytes(of message: ByteBuffer) -> ByteBuffer { message }
-    static func message(carrying bytes: ByteBuffer) -> ByteBuffer { bytes }
+    static func message(carrying bytes: ByteBuffer, isUTF8: Bool?) -> ByteBuffer { bytes }
 }

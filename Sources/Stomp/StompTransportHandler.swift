@@ -7,8 +7,9 @@ protocol StompTransport {
     associatedtype Message
     /// The STOMP bytes a message carries.
     static func bytes(of message: Message) -> ByteBuffer
-    /// Wraps outbound STOMP bytes (one or more whole frames).
-    static func message(carrying bytes: ByteBuffer) -> Message
+    /// Wraps outbound STOMP bytes (one or more whole frames). `isUTF8` is known for a fan-out
+    /// MESSAGE, decided once for all its recipients; `nil` leaves it to the transport to check.
+    static func message(carrying bytes: ByteBuffer, isUTF8: Bool?) -> Message
 }
 
 /// Connects a channel to a ``StompSession``: bytes in, frames out, and reads held while the
@@ -29,7 +30,7 @@ final class StompTransportHandler<Transport: StompTransport>: ChannelDuplexHandl
 
     func handlerAdded(context: ChannelHandlerContext) {
         session = StompSession(broker: broker, context: context, transportToken: transportToken) {
-            NIOAny(Transport.message(carrying: $0))
+            NIOAny(Transport.message(carrying: $0, isUTF8: $1))
         }
     }
 

@@ -3,19 +3,13 @@ import WebSocket
 
 /// Our WebSocket carries STOMP in complete messages: one or several frames per message (a frame
 /// may also span messages), text or binary. Each outbound frame is one message, text when its
-/// bytes are UTF-8, as browser and phone clients expect, binary otherwise.
+/// bytes are UTF-8, as browser and phone clients expect, binary otherwise. A fan-out MESSAGE
+/// comes with the answer already known, so its shared bytes are not checked per recipient.
 enum StompWebSocketTransport: StompTransport {
     static func bytes(of message: WebSocketMessage) -> ByteBuffer { message.data }
 
-    static func message(carrying bytes: ByteBuffer) -> WebSocketMessage {
-        WebSocketMessage(kind: isUTF8(bytes) ? .text : .binary, data: bytes)
-    }
-
-    /// ASCII is checked byte by byte; anything else is validated as UTF-8 in full.
-    private static func isUTF8(_ bytes: ByteBuffer) -> Bool {
-        let view = bytes.readableBytesView
-        guard view.contains(where: { $0 >= 0x80 }) else { return true }
-        return String(validating: view, as: UTF8.self) != nil
+    static func message(carrying bytes: ByteBuffer, isUTF8: Bool?) -> WebSocketMessage {
+        WebSocketMessage(kind: isUTF8 ?? WebSocketMessage.isText(bytes) ? .text : .binary, data: bytes)
     }
 }
 

@@ -13,15 +13,26 @@ public struct WebSocketMessage: Sendable, Hashable {
         case binary
     }
 
-    /// Whether the message is text or binary.
-    public var kind: Kind
+    // The payload comes first: a ByteBuffer takes 23 bytes and the one-byte kind then fits in
+    // its tail padding, so the message is 24 bytes and sits inline in `NIOAny`'s existential
+    // buffer. In the other order it takes 32 bytes and every pipeline write boxes it on the heap.
+
     /// The whole payload, uncompressed and unmasked.
     public var data: ByteBuffer
+    /// Whether the message is text or binary.
+    public var kind: Kind
 
     /// Creates a message of the given kind.
     public init(kind: Kind, data: ByteBuffer) {
         self.kind = kind
         self.data = data
+    }
+
+    /// Whether `bytes` are valid UTF-8, so that they may travel as a text message. Checked in
+    /// place, without making a `String` of them.
+    public static func isText(_ bytes: ByteBuffer) -> Bool {
+        var validator = UTF8Validator()
+        return bytes.withUnsafeReadableBytes { validator.validate($0) } && validator.isComplete
     }
 
     /// Creates a text message from a string.
