@@ -17,6 +17,19 @@ struct Subscription {
     /// Live messages held back while the subscription catches up (``StompCatchUp``); `nil`
     /// once it is live.
     var held: [StompMessage]?
+
+    /// Settles `messageID` (ACK or NACK) and returns how many messages that settled: in `client`
+    /// mode every one up to it, in `client-individual` mode it alone; `nil` if it is not pending.
+    mutating func settle(_ messageID: String) -> Int? {
+        guard let index = pending.firstIndex(of: messageID) else { return nil }
+        guard ack == .client else {
+            pending.remove(at: index)
+            return 1
+        }
+        let settled = pending.distance(from: pending.startIndex, to: index) + 1
+        pending.removeFirst(settled)
+        return settled
+    }
 }
 
 extension StompSession {
@@ -83,18 +96,9 @@ extension StompSession {
         let named = version == .v1_0 ? nil : frame.headers["subscription"]
         let candidates = named.map { [$0] } ?? Array(subscriptions.keys)
         for id in candidates {
-            guard var subscription = subscriptions[id],
-                  let index = subscription.pending.firstIndex(of: messageID) else { continue }
-            let settled: Int
-            if subscription.ack == .client {
-                settled = subscription.pending.distance(from: subscription.pending.startIndex, to: index) + 1
-                subscription.pending.removeFirst(settled)
-            } else {
-                subscription.pending.remove(at: index)
-                settled = 1
-            }
+            // Settled in place: a copy of the subscription would make the ring copy itself.
+            guard let settled = subscriptions[id]?.settle(messageID) else { continue }
             pendingAckCount -= settled
-            subscriptions[id] = subscription
             return
         }
         throw StompProtocolError.unknownAck(messageID)
@@ -107,31 +111,32 @@ extension StompSession {
     /// of the missed ones (`evenWhileCatchingUp`).
     func deliver(_ message: StompMessage, subscriptionID: String, cache: inout StompMessageEncodingCache,
                  evenWhileCatchingUp: Bool = false) -> Int {
+        // Only plain values are read out, and the subscription is changed in place where it
+        // sits: a local copy would share its rings, so appending would copy them whole.
         guard case .connected(let version, _) = phase,
-              var subscription = subscriptions[subscriptionID],
-              subscription.destination == message.destination else { return 0 }
-        if !evenWhileCatchingUp, var held = subscription.held {
-            guard held.count < StompCatchUp.maximumHeld else {
+              let state = subscriptions[subscriptionID].flatMap({ subscription in
+                  subscription.destination == message.destination ? (subscription.ack, subscription.held?.count) : nil
+              }) else { return 0 }
+        let (ack, heldCount) = state
+        if !evenWhileCatchingUp, let heldCount {
+            guard heldCount < StompCatchUp.maximumHeld else {
                 dropSlowConsumer(.slowConsumer(limit: broker.configuration.maxOutboundBytes))
                 return 0
             }
-            held.append(message)
-            subscription.held = held
-            subscriptions[subscriptionID] = subscription
+            subscriptions[subscriptionID]?.held?.append(message)
             return 0
         }
         guard admitsMore() else { return 0 }
-        if subscription.ack != .auto {
+        if ack != .auto {
             guard pendingAckCount < broker.configuration.maxPendingAcks else {
                 dropSlowConsumer(.tooManyUnacknowledged(limit: broker.configuration.maxPendingAcks))
                 return 0
             }
-            subscription.pending.append(message.messageID)
+            subscriptions[subscriptionID]?.pending.append(message.messageID)
             pendingAckCount += 1
-            subscriptions[subscriptionID] = subscription
         }
-        let frame = cache.frame(subscription: subscriptionID, acknowledged: subscription.ack != .auto, version: version)
-        write(bytes: frame, counted: false)
+        let frame = cache.frame(subscription: subscriptionID, acknowledged: ack != .auto, version: version)
+        write(bytes: frame, counted: false, isUTF8: cache.isUTF8)
         return frame.readableBytes
     }
 
