@@ -24,6 +24,10 @@ public final class StompBroker: Sendable {
         public var maxOutboundBytes = 1024 * 1024
         /// The most delivered-but-unacknowledged messages one session may hold.
         public var maxPendingAcks = 10_000
+        /// The longest a publisher is not read because the recipients of its last SEND are
+        /// behind (``StompPublisherFlow``); then it is read again, and recipients still behind are
+        /// cut off as slow consumers as more messages reach them.
+        public var publisherPauseLimit = TimeAmount.seconds(1)
         /// The most frames one transaction may hold.
         public var maxTransactionFrames = 1_000
         /// How long a closing session waits for its last frame (ERROR, RECEIPT) to leave before
@@ -46,6 +50,8 @@ public final class StompBroker: Sendable {
     let signedIn = Mutex(StompSignedInSessions())
     private let messageCounter = Atomic<Int>(0)
     private let sessionCounter = Atomic<Int>(0)
+    /// How many times a publisher was paused (``StompPublisherFlow``); the metric counts the same.
+    let publisherPauseCount = Atomic<Int>(0)
 
     /// Creates a broker.
     public init(configuration: Configuration = Configuration(), authenticator: any StompAuthenticator,
@@ -60,8 +66,17 @@ public final class StompBroker: Sendable {
 
     /// Broadcasts to every subscriber of a `/topic/...` destination.
     public func publish(to destination: String, headers: StompHeaders = [:], body: ByteBuffer) {
+        fanOut(to: destination, headers: headers, body: body)
+    }
+
+    /// Broadcasts, and returns the recipients (grouped by event loop), so that a publishing
+    /// session can see whether they keep up.
+    @discardableResult
+    func fanOut(to destination: String, headers: StompHeaders, body: ByteBuffer) -> [StompSubscriptionRegistry.LoopGroup] {
         let message = makeMessage(destination: destination, headers: headers, body: body)
-        deliver(message, to: registryGroups(destination))
+        let groups = registryGroups(destination)
+        deliver(message, to: groups)
+        return groups
     }
 
     /// Delivers to every session of `userID` subscribed to `destination` (`/user/queue/...`).
@@ -134,22 +149,23 @@ public final class StompBroker: Sendable {
         for group in groups {
             metrics.sent(.message, count: group.subscribers.count)
             if group.eventLoop.inEventLoop {
-                self.deliverOnLoop(message, to: group.subscribers)
+                self.deliverOnLoop(message, to: group)
             } else {
-                group.eventLoop.execute { self.deliverOnLoop(message, to: group.subscribers) }
+                group.eventLoop.execute { self.deliverOnLoop(message, to: group) }
             }
         }
     }
 
-    private func deliverOnLoop(_ message: StompMessage, to subscribers: [StompSubscriptionRegistry.Subscriber]) {
-        guard let first = subscribers.first else { return }
+    /// Writes to every subscriber of the group; the writes leave together at the end of the
+    /// loop's pass (``StompFlushBatch``), with whatever else the pass wrote to them.
+    private func deliverOnLoop(_ message: StompMessage, to group: StompSubscriptionRegistry.LoopGroup) {
+        guard let first = group.subscribers.first else { return }
         var cache = StompMessageEncodingCache(message: message, allocator: first.session.allocator)
         var bytes = 0
-        for subscriber in subscribers {
-            bytes += subscriber.session.deliver(message, subscriptionID: subscriber.subscriptionID, cache: &cache)
-        }
-        for subscriber in subscribers {
-            subscriber.session.flush()
+        for subscriber in group.subscribers {
+            let written = subscriber.session.deliver(message, subscriptionID: subscriber.subscriptionID, cache: &cache)
+            if written > 0 { group.flushes.add(subscriber.session) }
+            bytes += written
         }
         metrics.bytesOut.increment(by: bytes)
     }

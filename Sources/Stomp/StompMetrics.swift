@@ -7,6 +7,8 @@ struct StompMetrics: Sendable {
     let bytesIn = Counter(label: "stomp_bytes_in_total")
     let bytesOut = Counter(label: "stomp_bytes_out_total")
     let slowConsumers = Counter(label: "stomp_slow_consumers_dropped_total")
+    /// SENDs whose publisher was paused until their recipients caught up (``StompPublisherFlow``).
+    let publisherPauses = Counter(label: "stomp_publisher_pauses_total")
     let heartBeatTimeouts = Counter(label: "stomp_heartbeat_timeouts_total")
     private let framesIn: [StompCommand: Counter]
     private let framesOut: [StompCommand: Counter]

@@ -9,8 +9,14 @@ extension StompSession {
             return nil
         }
         if destination.hasPrefix("/topic/") {
+            // A SEND to recipients that are behind completes only when they have caught up: the
+            // session reads nothing more meanwhile (``StompPublisherFlow``).
             return broker.authorizer.authorize(.send, destination: destination, principal: principal, on: eventLoop)
-                .map { self.broker.publish(to: destination, headers: frame.headers, body: frame.body) }
+                .flatMap {
+                    let recipients = self.broker.fanOut(to: destination, headers: frame.headers, body: frame.body)
+                    return StompPublisherFlow.pause(for: recipients, on: self.eventLoop, broker: self.broker)
+                        ?? self.eventLoop.makeSucceededVoidFuture()
+                }
         }
         if destination.hasPrefix("/app/"), let application = broker.application {
             let message = StompApplicationMessage(destination: String(destination.dropFirst(4)), headers: frame.headers,

@@ -24,10 +24,13 @@ final class StompSession: @unchecked Sendable {
     let broker: StompBroker
     let eventLoop: any EventLoop
     let allocator: ByteBufferAllocator
+    /// The session's channel, kept for questions any thread may ask (``isBehind``).
+    private let connection: any Channel
     /// The bearer token the transport carried (the WebSocket upgrade's), for the authenticator.
     let transportToken: String?
-    /// Wraps encoded frames into what the transport's pipeline writes.
-    private let wrap: (ByteBuffer) -> NIOAny
+    /// Wraps encoded frames into what the transport's pipeline writes, given whether they are
+    /// UTF-8 if that is known already.
+    private let wrap: (ByteBuffer, Bool?) -> NIOAny
     private var context: ChannelHandlerContext?
 
     var phase = Phase.awaitingConnect
@@ -42,14 +45,17 @@ final class StompSession: @unchecked Sendable {
     /// The transport asked to read while frames were held; the read is replayed when they are done.
     var readPending = false
     private var needsFlush = false
+    /// Whether the session waits in its loop's ``StompFlushBatch``.
+    var isInFlushBatch = false
     var heartBeat = StompHeartBeatTimers()
 
     init(broker: StompBroker, context: ChannelHandlerContext, transportToken: String?,
-         wrap: @escaping (ByteBuffer) -> NIOAny) {
+         wrap: @escaping (ByteBuffer, Bool?) -> NIOAny) {
         self.id = broker.nextSessionID()
         self.broker = broker
         self.eventLoop = context.eventLoop
         self.allocator = context.channel.allocator
+        self.connection = context.channel
         self.context = context
         self.transportToken = transportToken
         self.wrap = wrap
@@ -60,6 +66,10 @@ final class StompSession: @unchecked Sendable {
     var isHoldingFrames: Bool { busy || !queued.isEmpty }
 
     var channel: (any Channel)? { context?.channel }
+
+    /// Whether more than the channel's high-water mark of bytes waits to be written to this
+    /// open session. Any thread may ask: a channel answers these from atomics.
+    var isBehind: Bool { !connection.isWritable && connection.isActive }
 
     // MARK: Inbound
 
@@ -224,8 +234,9 @@ final class StompSession: @unchecked Sendable {
     }
 
     /// Writes encoded bytes; they leave at the next ``flush()``. Fan-out passes `counted: false`
-    /// and counts the bytes of all its recipients at once.
-    func write(bytes: ByteBuffer, counted: Bool = true, promise: EventLoopPromise<Void>? = nil) {
+    /// and counts the bytes of all its recipients at once, and says whether the shared bytes are
+    /// UTF-8 (`isUTF8`), decided once for them all.
+    func write(bytes: ByteBuffer, counted: Bool = true, isUTF8: Bool? = nil, promise: EventLoopPromise<Void>? = nil) {
         guard let context else {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
@@ -233,7 +244,7 @@ final class StompSession: @unchecked Sendable {
         if counted { broker.metrics.bytesOut.increment(by: bytes.readableBytes) }
         heartBeat.wroteSinceBeat = true
         needsFlush = true
-        context.write(wrap(bytes), promise: promise)
+        context.write(wrap(bytes, isUTF8), promise: promise)
     }
 
     func flush() {

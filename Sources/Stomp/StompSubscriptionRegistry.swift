@@ -16,6 +16,8 @@ struct StompSubscriptionRegistry {
     /// The subscribers of one destination that live on one event loop.
     struct LoopGroup {
         let eventLoop: any EventLoop
+        /// The loop's sessions waiting for their flush, shared by every destination.
+        let flushes: StompFlushBatch
         var subscribers: [Subscriber]
     }
 
@@ -31,6 +33,8 @@ struct StompSubscriptionRegistry {
     }
 
     private var destinations: [String: Destination] = [:]
+    /// One flush batch per event loop, made when the loop's first subscriber arrives.
+    private var flushBatches: [ObjectIdentifier: StompFlushBatch] = [:]
 
     /// The subscribers of `key`, grouped by event loop.
     func groups(for key: String) -> [LoopGroup] {
@@ -44,7 +48,9 @@ struct StompSubscriptionRegistry {
         if let existing = destination.groups.firstIndex(where: { $0.eventLoop === loop }) {
             group = existing
         } else {
-            destination.groups.append(LoopGroup(eventLoop: loop, subscribers: []))
+            let flushes = flushBatches[ObjectIdentifier(loop)] ?? StompFlushBatch(eventLoop: loop)
+            flushBatches[ObjectIdentifier(loop)] = flushes
+            destination.groups.append(LoopGroup(eventLoop: loop, flushes: flushes, subscribers: []))
             group = destination.groups.count - 1
         }
         let position = Position(session: ObjectIdentifier(subscriber.session), subscriptionID: subscriber.subscriptionID)

@@ -25,6 +25,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     private let encoder: WebSocketMessageEncoder
     /// Bytes of an incomplete frame, kept between reads.
     private var unparsed: ByteBuffer?
+    /// Frames written since the last flush, back to back in one buffer: the messages a
+    /// subscriber gets in one pass of the event loop leave in one write, and a small message
+    /// needs no buffer of its own. `nil` between flushes, so an idle connection holds nothing.
+    private var unflushed: ByteBuffer?
     private var keepAlive: WebSocketKeepAlive?
     private var keepAliveTimer: Scheduled<Void>?
 
@@ -123,6 +127,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             self.stopTimers()
             context.fireUserInboundEventTriggered(closed)
             let frame = self.frameBytes(WebSocketFrame(opcode: .close, payload: echo), context: context)
+            self.writeUnflushed(context: context, promise: nil)
             context.writeAndFlush(Self.wrapOutboundOut(frame)).assumeIsolated().whenComplete { _ in
                 context.close(promise: nil)
             }
@@ -142,12 +147,28 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             promise?.fail(ChannelError.outputClosed)
             return
         }
+        let allocator = context.channel.allocator
+        if self.unflushed == nil {
+            self.unflushed = allocator.buffer(capacity: Self.unflushedCapacity)
+        }
         do {
-            let (header, payload) = try self.encoder.encode(Self.unwrapOutboundIn(data), allocator: context.channel.allocator)
-            self.write(header: header, payload: payload, context: context, promise: promise)
+            // Appended in place (`unflushed!`), so the buffer stays uniquely owned and grows
+            // without a copy.
+            let large = try self.encoder.encode(Self.unwrapOutboundIn(data), appendingTo: &self.unflushed!, allocator: allocator)
+            if let large {
+                self.writeUnflushed(context: context, promise: nil)
+                context.write(Self.wrapOutboundOut(large), promise: promise)
+            } else if let promise {
+                self.writeUnflushed(context: context, promise: promise)
+            }
         } catch {
             promise?.fail(error)
         }
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        self.writeUnflushed(context: context, promise: nil)
+        context.flush()
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
@@ -226,6 +247,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         self.stopTimers()
         self.state = .closed
         self.unparsed = nil
+        self.unflushed = nil
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -260,21 +282,27 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
 
     // MARK: Writing frames
 
-    private func send(_ frame: WebSocketFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        context.write(Self.wrapOutboundOut(self.frameBytes(frame, context: context)), promise: promise)
-    }
+    /// Room for a few chat messages; the buffer grows when a pass brings more.
+    private static let unflushedCapacity = 1024
 
-    /// Small payloads go behind their header (one write); large ones are written as they
-    /// are, without a copy.
-    private func write(header: ByteBuffer, payload: ByteBuffer, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
-        guard payload.readableBytes > WebSocketMessageEncoder.coalescingLimit else {
-            var frame = header
-            frame.writeImmutableBuffer(payload)
-            context.write(Self.wrapOutboundOut(frame), promise: promise)
+    /// Hands the frames gathered since the last flush to the channel, as one buffer.
+    private func writeUnflushed(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        guard let frames = self.unflushed else {
+            promise?.succeed()
             return
         }
-        context.write(Self.wrapOutboundOut(header), promise: nil)
-        context.write(Self.wrapOutboundOut(payload), promise: promise)
+        self.unflushed = nil
+        guard frames.readableBytes > 0 else {
+            promise?.succeed()
+            return
+        }
+        context.write(Self.wrapOutboundOut(frames), promise: promise)
+    }
+
+    /// Writes a control frame, after the data frames written before it.
+    private func send(_ frame: WebSocketFrame, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
+        self.writeUnflushed(context: context, promise: nil)
+        context.write(Self.wrapOutboundOut(self.frameBytes(frame, context: context)), promise: promise)
     }
 
     private func frameBytes(_ frame: WebSocketFrame, context: ChannelHandlerContext) -> ByteBuffer {
