@@ -6,7 +6,9 @@ VmRSS before and after.
 
 With --deflate each session offers permessage-deflate as browsers do and its message is a
 compressed 300-byte chat message, so that the server inflates one and compresses its echo:
-what stays per session afterwards is what an idle compressed session costs.
+what stays per session afterwards is what an idle compressed session costs. Then every
+session sends its message again at once, and the server's highest VmRSS while it answers
+them all is the active figure.
 
 Uses raw sockets so the client side stays cheap; the server binary is $MEETUPD_BIN or
 .build/release/meetupd."""
@@ -34,6 +36,32 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def chat_frame(deflate: bool) -> bytes:
+    """One masked client text frame: a short greeting, or a compressed 300-byte chat message."""
+    payload = b"hello from an idle session"
+    first = 0x81
+    if deflate:
+        text = (b'{"text":"see you at the station at seven","clientMessageId":"%d"} ' % os.getpid()) * 5
+        compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
+        payload = (compressor.compress(text) + compressor.flush(zlib.Z_SYNC_FLUSH))[:-4]
+        first |= 0x40  # RSV1: compressed
+    assert len(payload) < 126
+    mask = os.urandom(4)
+    return bytes([first, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def read_echo(sock: socket.socket):
+    header = b""
+    while len(header) < 2:
+        header += sock.recv(2 - len(header))
+    length = header[1] & 0x7F
+    if length == 126:
+        length = int.from_bytes(sock.recv(2), "big")
+    echoed = b""
+    while len(echoed) < length:
+        echoed += sock.recv(length - len(echoed))
+
+
 def open_session(port: int, deflate: bool) -> socket.socket:
     sock = socket.create_connection(("127.0.0.1", port))
     key = base64.b64encode(os.urandom(16)).decode()
@@ -44,25 +72,8 @@ def open_session(port: int, deflate: bool) -> socket.socket:
     while b"\r\n\r\n" not in response:
         response += sock.recv(4096)
     assert response.startswith(b"HTTP/1.1 101"), response
-    payload = b"hello from an idle session"
-    first = 0x81
-    if deflate:
-        text = (b'{"text":"see you at the station at seven","clientMessageId":"%d"} ' % os.getpid()) * 5
-        compressor = zlib.compressobj(6, zlib.DEFLATED, -15)
-        payload = (compressor.compress(text) + compressor.flush(zlib.Z_SYNC_FLUSH))[:-4]
-        first |= 0x40  # RSV1: compressed
-    assert len(payload) < 126
-    mask = os.urandom(4)
-    sock.sendall(bytes([first, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
-    header = b""
-    while len(header) < 2:
-        header += sock.recv(2 - len(header))
-    length = header[1] & 0x7F
-    if length == 126:
-        length = int.from_bytes(sock.recv(2), "big")
-    echoed = b""
-    while len(echoed) < length:
-        echoed += sock.recv(length - len(echoed))
+    sock.sendall(chat_frame(deflate))
+    read_echo(sock)
     return sock
 
 
@@ -89,6 +100,15 @@ def main():
         per_session = (after - before) / count
         print(f"{count} idle sessions{' with permessage-deflate' if deflate else ''}: "
               f"RSS {before} KiB -> {after} KiB, {per_session:.1f} KiB per session")
+        # Active: every session's message in flight at once, the peak sampled while echoes come.
+        for sock in sessions:
+            sock.sendall(chat_frame(deflate))
+        peak = rss_kib(server.pid)
+        for index, sock in enumerate(sessions):
+            read_echo(sock)
+            if index % 100 == 0:
+                peak = max(peak, rss_kib(server.pid))
+        print(f"  all {count} active at once: peak RSS {peak} KiB, {(peak - before) / count:.1f} KiB per session")
         for sock in sessions + warm:
             sock.close()
     finally:

@@ -102,3 +102,22 @@ def test_large_messages_and_text_keep_one_context(echo):
         for i in range(300 * SOAK):
             round_trip(ws, f"chat message {i} от Олени 🎉 ".encode() * (i % 9 + 1), as_text=True)
             round_trip(ws, rng.randbytes(rng.randrange(0, 200)))
+
+
+@pytest.mark.parametrize("client_no_context", [False, True])
+def test_messages_compressed_by_python_in_fragments_inflate_intact(echo, client_no_context):
+    """The other direction, where our inflater keeps its own stream between frames: `websockets`
+    compresses every message it sends (it has no minimum size), and a message sent as an
+    iterable goes out in fragments cut from one deflate stream; with context takeover the
+    client's window also runs on across messages."""
+    rng = random.Random(f"fragments{client_no_context}")
+    for client_bits in (9, 12, 15):
+        factory = ClientPerMessageDeflateFactory(client_no_context_takeover=client_no_context,
+                                                 client_max_window_bits=client_bits)
+        with websockets_connect(echo.ws, extensions=[factory], compression=None, max_size=None,
+                                open_timeout=TIMEOUT) as ws:
+            assert ws.protocol.extensions, "permessage-deflate was not agreed"
+            for data in messages(rng, 40 * SOAK):
+                cuts = sorted(rng.randrange(len(data) + 1) for _ in range(rng.randrange(1, 4)))
+                ws.send([data[a:b] for a, b in zip([0] + cuts, cuts + [len(data)])])
+                assert ws.recv(timeout=TIMEOUT) == data
