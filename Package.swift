@@ -46,9 +46,17 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
+        // The system libjpeg-turbo and libpng, for thumbnails (see the README's dependency table).
+        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        // C wrappers that turn the two libraries' longjmp errors into return codes.
+        .target(name: "ImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"]),
+        // Uploaded images: recognition by content, header parsing, metadata stripping, thumbnails.
+        .target(name: "ImageFormats", dependencies: ["ImageCodecs"]),
         .target(
             name: "MeetCore",
             dependencies: [
+                "ImageFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -146,6 +154,12 @@ let package = Package(
             name: "StompFuzz",
             dependencies: ["Stomp", "FuzzDriver", .product(name: "NIOCore", package: "swift-nio")],
             path: "Tests/Fuzz/StompFuzz",
+            exclude: ["corpus"]
+        ),
+        .executableTarget(
+            name: "ImageHeaderFuzz",
+            dependencies: ["ImageFormats", "FuzzDriver"],
+            path: "Tests/Fuzz/ImageHeaderFuzz",
             exclude: ["corpus"]
         ),
         .executableTarget(
