@@ -22,7 +22,8 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
         services: [FeedLifecycle(meetings: services.meetings, logger: logger),
-                   ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger)]
+                   ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger),
+                   MediaSweeper(media: services.media, logger: logger)]
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
                try makePushDispatcher(configuration, services: services, logger: logger)]
             + [ChatEventsService(chat: services.chat, logger: logger)]
@@ -60,6 +61,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addFriendRoutes(to: api, friends: FriendService(database: database, now: now))
     addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
+    addMediaRoutes(to: api, media: services.media, linkBase: configuration.linkBase)
     addReportRoutes(to: api, reports: ReportService(database: database, now: now))
     addAdminRoutes(to: api, moderation: ModerationService(database: database, now: now))
     addDeviceRoutes(to: api, devices: devices)
@@ -89,6 +91,8 @@ struct AppServices {
     let changes: ChangeTail
     /// The active remote configuration, kept in memory and following the change log.
     let remoteConfig: RemoteConfigService
+    /// Uploads: one processing queue, one sweep, per server.
+    let media: MediaService
 
     init(_ configuration: ServerConfiguration) throws {
         geocoder = configuration.geocoder.makeGeocoder()
@@ -111,6 +115,9 @@ struct AppServices {
         ModerationService.endSessionsOfBannedUsers(following: changes, in: accounts.liveSessions)
         remoteConfig = RemoteConfigService(database: database, now: configuration.now)
         remoteConfig.follow(changes)
+        media = try MediaService(
+            database: database, directory: URL(fileURLWithPath: configuration.mediaPath), limits: configuration.mediaLimits,
+            now: configuration.now)
         // Before serving, so that no cursor from before a restart is refused meanwhile.
         try meetings.restoreFeedCursors()
     }

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable {
     public var chatMessagesPerSecond = 1.0
     /// How many account mails go out per hour to one address and for one client address.
     public var mailThrottle = MailThrottle()
+    /// Upload size and pixel limits, per-user limits, the unused-upload grace period.
+    public var mediaLimits = MediaLimits()
     /// How pushes are built, delivered and retried.
     public var push = PushSettings()
     /// The apps that may open the service's https links (`/.well-known/...`); none by default.
@@ -61,6 +63,8 @@ public struct ServerConfiguration: Sendable {
     }
 
     var maildropPath: String { dataDirectory + "/maildrop" }
+
+    var mediaPath: String { dataDirectory + "/media" }
     var pushdropPath: String { dataDirectory + "/pushdrop" }
 
     /// The base of every public link: ``publicBaseURL``, else the address listened on.

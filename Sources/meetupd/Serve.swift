@@ -41,6 +41,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var mailLimits: MailLimitOptions
 
+    @OptionGroup var media: MediaOptions
+
     /// Bad settings are refused before anything starts, with this command's usage.
     func validate() throws {
         _ = try resolvedConfiguration()
@@ -84,6 +86,7 @@ struct Serve: AsyncParsableCommand {
         configuration.push = try push.resolved()
         configuration.appIdentity = try appLinks.resolved()
         configuration.mailThrottle = try mailLimits.resolved()
+        configuration.mediaLimits = try media.resolved()
         return configuration
     }
 

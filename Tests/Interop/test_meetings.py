@@ -3,6 +3,7 @@ and the feed. (Capacity under 100 concurrent joins is in the Swift end-to-end te
 signing up a hundred users is cheap.)"""
 import json
 
+from media_support import encode, picture, uploaded
 from meetings_support import KYIV, create_meeting, iso, register_users
 from stomp_support import connect_ws, subscribe_for_answer
 
@@ -85,7 +86,8 @@ def test_members_show_names_and_photos_and_hide_blocked_users(meetupd):
     ann = server.register_user(display_name="Ann")
     bob = server.register_user(display_name="Bob")
     cy = server.register_user(display_name="Cy")
-    assert server.request("PUT", "/api/v1/me/profile", {"displayName": "Bob B.", "photoId": "bob-photo"}, bob["token"])[0] == 200
+    photo = uploaded(server, bob, encode(picture(4, 4), "PNG"), "image/png")["id"]
+    assert server.request("PUT", "/api/v1/me/profile", {"displayName": "Bob B.", "photoId": photo}, bob["token"])[0] == 200
     path = "/api/v1/meetings/" + create_meeting(server, ann)["id"]
     for user in (bob, cy):
         assert server.request("POST", path + "/join", token=user["token"])[0] == 200
@@ -97,7 +99,7 @@ def test_members_show_names_and_photos_and_hide_blocked_users(meetupd):
 
     listed = members(cy)
     assert [(m["userId"], m["displayName"], m.get("photoId"), m["role"]) for m in listed] == [
-        (ann["id"], "Ann", None, "organizer"), (bob["id"], "Bob B.", "bob-photo", "member"), (cy["id"], "Cy", None, "member")]
+        (ann["id"], "Ann", None, "organizer"), (bob["id"], "Bob B.", photo, "member"), (cy["id"], "Cy", None, "member")]
     assert all(m["joinedAt"].endswith("Z") for m in listed)
 
     assert server.request("POST", "/api/v1/blocks", {"userId": cy["id"]}, bob["token"])[0] == 204

@@ -50,6 +50,7 @@ public struct MeetingService: Sendable {
             let inviteeIds = Array(Set(draft.inviteeIds ?? [])).sorted()
             try checkUsersExist(inviteeIds, field: "inviteeIds", visibleTo: organizerId, in: db)
             try checkActivitiesExist(activityIds, in: db)
+            try MediaAccess.checkPhoto(meeting.photoId, replacing: nil, by: organizerId, in: db)
             try meeting.insert(db)
             try MeetingMemberRecord(meetingId: meeting.id, userId: organizerId, role: .organizer, joinedAt: time).insert(db)
             try setActivities(activityIds, of: meeting.id, in: db)
@@ -87,6 +88,7 @@ public struct MeetingService: Sendable {
             if let newPlace { meeting.place = newPlace }
             form.checkConsistency(of: meeting)
             try form.check()
+            try MediaAccess.checkPhoto(meeting.photoId, replacing: old.photoId, by: userId, in: db)
 
             var changed = meeting.changedFields(from: old)
             if let activityIds = changes.activityIds, Set(activityIds) != Set(try old.activityIds(in: db)) {

@@ -45,6 +45,8 @@ public struct ProfileService: Sendable {
                     unknown.contains(id) ? .init(field: "activityIds.\(index)", code: "activity.unknown") : nil
                 })
             }
+            let currentPhoto = try String.fetchOne(db, sql: "SELECT photoId FROM profile WHERE userId = ?", arguments: [userId])
+            try MediaAccess.checkPhoto(profile.photoId, replacing: currentPhoto, by: userId, in: db)
             try db.execute(literal: "UPDATE user SET displayName = \(profile.displayName) WHERE id = \(userId)")
             guard db.changesCount == 1 else { throw Self.notFound }
             try ProfileRecord(

@@ -19,7 +19,7 @@ enum Schema {
         + ChatSchema.migrations + NotificationsSchema.migrations + ChangesSchema.migrations
         + ModerationSchema.migrations
         + RemoteConfigSchema.migrations
-        + ThrottlesSchema.migrations
+        + ThrottlesSchema.migrations + MediaSchema.migrations
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

@@ -43,7 +43,8 @@ import Testing
             let ann = try await server.signedInUser()
             let bob = try await server.signedInUser()
             let cy = try await server.signedInUser()
-            let profile = try await server.send(.put, "/api/v1/me/profile", json: ["displayName": "Bob", "photoId": "bob-photo"], token: bob.token)
+            let photo = try await server.uploadPhoto(token: bob.token)
+            let profile = try await server.send(.put, "/api/v1/me/profile", json: ["displayName": "Bob", "photoId": photo], token: bob.token)
             #expect(profile.status == 200, "\(profile.text)")
             let created = try await server.send(.post, "/api/v1/meetings", json: Self.draft(), token: ann.token)
             let meeting = "/api/v1/meetings/" + (try #require(created.string("id")))
@@ -59,7 +60,7 @@ import Testing
             let all = try await members(seenBy: ann)
             #expect(all.map { $0["userId"] as? String } == [ann.id, bob.id, cy.id])
             #expect(all.map { $0["displayName"] as? String } == ["Olena", "Bob", "Olena"])
-            #expect(all.map { $0["photoId"] as? String } == [nil, "bob-photo", nil])
+            #expect(all.map { $0["photoId"] as? String } == [nil, photo, nil])
             #expect(all.map { $0["role"] as? String } == ["organizer", "member", "member"])
             #expect(all.allSatisfy { ($0["joinedAt"] as? String)?.hasSuffix("Z") == true })
 
@@ -140,12 +141,13 @@ import FoundationNetworking
                 let created = try await server.send(.post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["photoId": bad]), token: ann.token)
                 #expect(created.status == 422 && created.text.contains("photoId"), "\(bad): \(created.text)")
             }
-            let created = try await server.send(.post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["photoId": "abc-DEF_123"]), token: ann.token)
+            let photo = try await server.uploadPhoto(token: ann.token)
+            let created = try await server.send(.post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["photoId": photo]), token: ann.token)
             #expect(created.status == 201, "\(created.text)")
             let meeting = "/api/v1/meetings/" + (try #require(created.string("id")))
             let patched = try await server.send(.patch, meeting, json: ["photoId": "../secret"], token: ann.token)
             #expect(patched.status == 422 && patched.text.contains("photoId"), "\(patched.text)")
-            #expect(try await server.send(.get, meeting, token: ann.token).string("photoId") == "abc-DEF_123")
+            #expect(try await server.send(.get, meeting, token: ann.token).string("photoId") == photo)
         }
     }
 }
