@@ -43,7 +43,7 @@ def request(base: str, method: str, path: str, body=None, token: str | None = No
 
 
 def mailed_token(data: str, email: str) -> str:
-    pattern = re.compile(r"meetup://auth/confirm\?token=(\S+)")
+    pattern = re.compile(r"https?://[^/\s]+/auth/confirm\?token=(\S+)")
     for path in glob.glob(os.path.join(data, "maildrop", "*.eml")):
         with open(path, encoding="utf-8", newline="") as f:
             text = f.read()

@@ -102,6 +102,7 @@ struct AppServices {
             database: database,
             mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath), now: configuration.now),
             localizer: localizer,
+            links: AppLinks(base: configuration.linkBase),
             hasher: PasswordHasher(parameters: configuration.passwordHashing),
             mailThrottle: configuration.mailThrottle,
             mailHeldBack: MailMetrics(registry: configuration.metricsRegistry).count,

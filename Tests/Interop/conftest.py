@@ -73,7 +73,7 @@ class Server:
 
     def mailed_token(self, email: str, action: str) -> str:
         """The token in the newest mail to `email` whose link is for `action` (confirm, reset)."""
-        pattern = re.compile(r"meetup://auth/" + action + r"\?token=(\S+)")
+        pattern = re.compile(r"https?://[^/\s]+/auth/" + action + r"\?token=(\S+)")
         for path in sorted(glob.glob(os.path.join(self.data, "maildrop", "*.eml")), reverse=True):
             with open(path, encoding="utf-8", newline="") as f:
                 text = f.read()

@@ -1,6 +1,7 @@
 """Remote configuration, promos and shared links driven as operators and clients do: the admin
 CLI as a separate process on the running server's data directory, REST over loopback, the JSON
 Schema checked by an independent validator, and the link page in headless Chromium."""
+import glob
 import json
 import os
 import shutil
@@ -279,3 +280,12 @@ def test_link_page_in_a_real_browser(meetupd, tmp_path):
     assert hidden == dom("/m/unknown-id")
     status, _, _ = get_text(server, f"/m/{private['id']}", None)
     assert status == 404
+
+
+def test_account_mails_carry_the_https_link_on_the_public_address(meetupd):
+    server = meetupd("--public-url", "https://meetup.example.org")
+    user = server.register_user(email="mailed@example.org")
+    assert user["token"]
+    texts = [open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(server.data, "maildrop", "*.eml"))]
+    assert texts and all("https://meetup.example.org/auth/confirm?token=" in t for t in texts)
+    assert not any("meetup://" in t for t in texts)

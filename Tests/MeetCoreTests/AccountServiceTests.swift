@@ -19,7 +19,7 @@ final class MemoryMailer: Mailer {
 
     /// The token from the last mail's link for `action`.
     func token(_ action: String) -> String? {
-        let marker = "meetup://auth/\(action)?token="
+        let marker = "/auth/\(action)?token="
         guard let body = mails.last(where: { $0.body.contains(marker) })?.body,
               let start = body.range(of: marker)?.upperBound else { return nil }
         return String(body[start...].prefix { !$0.isWhitespace })
@@ -43,7 +43,7 @@ struct AccountServiceTests {
     init() throws {
         database = try AppDatabase(dataDirectory: directory.path)
         accounts = AccountService(
-            database: database, mailer: mailer, localizer: EchoLocalizer(),
+            database: database, mailer: mailer, localizer: EchoLocalizer(), links: AppLinks(base: "https://meetup.example.org"),
             hasher: PasswordHasher(parameters: .init(logRounds: 4)), now: { [clock] in clock.now })
     }
 
@@ -172,7 +172,7 @@ struct AccountServiceTests {
         _ = try await registered()
         _ = try await accounts.confirmEmail(token: try #require(mailer.token("confirm")))
         let stronger = AccountService(
-            database: database, mailer: mailer, localizer: EchoLocalizer(),
+            database: database, mailer: mailer, localizer: EchoLocalizer(), links: AppLinks(base: "https://meetup.example.org"),
             hasher: PasswordHasher(parameters: .init(logRounds: 5)), now: { [clock] in clock.now })
         _ = try await stronger.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
         let hash = try await database.reader.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM user") }

@@ -1,14 +1,16 @@
 /// The mails of the accounts area: a localized explanation in the user's language, then
-/// the link for the app and the bare token for typing in by hand.
+/// the https link (it opens the app where it is installed, a page with a button into it
+/// elsewhere) and the bare token for typing in by hand.
 struct AccountMails: Sendable {
     let localizer: any Localizing
+    let links: AppLinks
 
     func confirmation(to user: User, token: String) -> Mail {
-        mail(to: user, kind: "confirm", token: token, link: "meetup://auth/confirm?token=" + token)
+        mail(to: user, kind: "confirm", token: token, link: links.confirmEmail(token: token).web)
     }
 
     func passwordReset(to user: User, token: String) -> Mail {
-        mail(to: user, kind: "reset", token: token, link: "meetup://auth/reset?token=" + token)
+        mail(to: user, kind: "reset", token: token, link: links.resetPassword(token: token).web)
     }
 
     private func mail(to user: User, kind: String, token: String, link: String) -> Mail {

@@ -42,6 +42,7 @@ public struct AccountService: Sendable {
         database: AppDatabase,
         mailer: any Mailer,
         localizer: any Localizing,
+        links: AppLinks,
         hasher: PasswordHasher = .init(),
         throttle: LoginThrottle = .init(),
         mailThrottle: MailThrottle = .init(),
@@ -50,7 +51,7 @@ public struct AccountService: Sendable {
     ) {
         self.database = database
         self.mailer = mailer
-        self.mails = AccountMails(localizer: localizer)
+        self.mails = AccountMails(localizer: localizer, links: links)
         self.hasher = hasher
         self.throttle = throttle
         self.mailThrottle = mailThrottle

@@ -86,7 +86,7 @@ struct TestServer: Sendable {
 
     /// The token of the last mail to `address` whose link has `action` (`confirm`, `reset`).
     func mailedToken(to address: String, action: String) throws -> String? {
-        let marker = "meetup://auth/\(action)?token="
+        let marker = "/auth/\(action)?token="
         guard let mail = try mails(to: address).last(where: { $0.contains(marker) }),
               let start = mail.range(of: marker)?.upperBound
         else { return nil }
