@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the Swift test targets with a watchdog: a run that outlives its budget is a hung test.
+# Before killing it, the watchdog names the tests that started and never ended and prints
+# every thread's stack (gdb), so a hang seen once in CI can be diagnosed from the log alone.
+set -uo pipefail
+budget=${SWIFT_TEST_BUDGET_SECONDS:-300}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+setsid swift test --skip-build --parallel > >(tee "$log") 2>&1 &
+runner=$!  # setsid: the runner's id is the session of every process the run starts
+for _ in $(seq "$budget"); do
+    kill -0 "$runner" 2>/dev/null || break
+    sleep 1
+done
+if kill -0 "$runner" 2>/dev/null; then
+    echo "::: swift test still running after ${budget} s; these tests started and never ended:"
+    sed -n -e 's/^◇ Test \(.*\) started\.$/\1/p' "$log" | sort > "$log.started"
+    sed -n -e 's/^\(✔\|✘\) Test \(.*\) \(passed\|failed\) after.*/\2/p' "$log" \
+        | sed -e 's/ with [0-9]* test cases$//' | sort -u > "$log.ended"
+    comm -23 "$log.started" "$log.ended"
+    rm -f "$log.started" "$log.ended"
+    for process in $(pgrep -s "$runner" -f 'PackageTests.xctest'); do
+        echo "::: threads of test process $process"
+        command -v gdb > /dev/null && timeout 120 gdb -p "$process" -batch -ex 'thread apply all bt 30' 2>/dev/null \
+            | grep -E '^(Thread|#)' | grep -v ' in ?? ' | cut -c1-220
+    done
+    pkill -KILL -s "$runner"
+    wait "$runner" 2>/dev/null
+    exit 124
+fi
+wait "$runner"
