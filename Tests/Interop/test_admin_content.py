@@ -75,3 +75,41 @@ def test_a_cli_redaction_reaches_the_room_as_deleted(meetupd):
     assert "chatMessage.notFound" in refused(server, "messages", "redact", "no-such-message", "--reason", "x")
     assert admin_json(server, "audit", "list")[0]["action"] == "chatMessage.redact"
     listener.disconnect()
+
+
+def test_moderators_read_redact_and_delete_over_rest(meetupd):
+    server = meetupd()
+    mod, ann, bob = server.register_user(), server.register_user(display_name="Ann"), server.register_user()
+    admin_json(server, "users", "promote", mod["id"])
+    meeting = create_meeting(server, ann)
+    conn, _ = post(server, ann, meeting["id"], "buy my coins", "a1")
+    call = lambda method, path, body=None, token=mod["token"]: server.request(method, "/api/v1/admin" + path, body, token)
+
+    status, _, problem = call("GET", f"/meetings/{meeting['id']}/messages", token=bob["token"])
+    assert status == 403 and problem["code"] == "moderation.forbidden"
+    status, _, listed = call("GET", f"/meetings/{meeting['id']}/messages")
+    message = next(m for m in listed["items"] if m.get("text") == "buy my coins")
+    assert status == 200 and message["senderName"] == "Ann" and listed["nextCursor"] is None
+    status, _, problem = call("GET", f"/meetings/{meeting['id']}/messages?around=x")
+    assert status == 422 and problem["code"] == "request.invalidFields" and problem["errors"][0]["field"] == "around"
+    assert call("GET", "/meetings/nothing/messages")[2]["code"] == "meeting.notFound"
+
+    status, _, problem = call("POST", f"/messages/{message['id']}/redact", {})
+    assert status == 422 and problem["errors"][0]["field"] == "reason"
+    assert call("POST", f"/messages/{message['id']}/redact", {"reason": "scam"})[0] == 204
+    status, _, problem = call("POST", f"/messages/{message['id']}/redact", {"reason": "scam"})
+    assert status == 409 and problem["code"] == "moderation.noChange"
+    assert call("POST", "/messages/nothing/redact", {"reason": "x"})[2]["code"] == "chatMessage.notFound"
+    listed = call("GET", f"/meetings/{meeting['id']}/messages")[2]["items"]
+    assert next(m for m in listed if m["id"] == message["id"])["deletedAt"] is not None
+
+    assert call("POST", f"/meetings/{meeting['id']}/delete", {"reason": "scam"})[0] == 204
+    assert call("POST", f"/meetings/{meeting['id']}/delete", {"reason": "scam"})[2]["code"] == "meeting.notFound"
+    status, _, problem = call("POST", f"/users/{mod['id']}/delete", {"reason": "oops"})
+    assert status == 409 and problem["code"] == "moderation.notOnYourself"
+    assert call("POST", f"/users/{bob['id']}/delete", {"reason": "spam"})[0] == 204
+    assert call("POST", f"/users/{bob['id']}/delete", {"reason": "spam"})[2]["code"] == "user.notFound"
+    assert server.request("GET", "/api/v1/me", token=bob["token"])[0] == 401
+    actions = [e["action"] for e in call("GET", "/audit")[2]["items"]]
+    assert actions[:3] == ["user.delete", "meeting.delete", "chatMessage.redact"]
+    conn.disconnect()

@@ -62,6 +62,32 @@ func addAdminRoutes(to api: RouterGroup<AppRequestContext>, moderation: Moderati
         let body = try await request.decode(as: ReasonRequest.self, context: context)
         return try await moderation.cancelMeeting(try context.parameters.require("id"), reason: try body.required(), by: by)
     }
+    admin.post("meetings/{id}/delete") { request, context in
+        let by = try await moderator(context)
+        let body = try await request.decode(as: ReasonRequest.self, context: context)
+        try await moderation.deleteMeeting(try context.parameters.require("id"), reason: try body.required(), by: by)
+        return HTTPResponse.Status.noContent
+    }
+    admin.get("meetings/{id}/messages") { request, context in
+        _ = try await moderator(context)
+        var parameters = QueryParameters(request)
+        let around = parameters.value("around") { Int64($0) }
+        try parameters.check()
+        return ItemList(items: try await moderation.messages(
+            ofMeeting: try context.parameters.require("id"), around: around, limit: try limit(request)))
+    }
+    admin.post("messages/{id}/redact") { request, context in
+        let by = try await moderator(context)
+        let body = try await request.decode(as: ReasonRequest.self, context: context)
+        try await moderation.redactMessage(try context.parameters.require("id"), reason: try body.required(), by: by)
+        return HTTPResponse.Status.noContent
+    }
+    admin.post("users/{id}/delete") { request, context in
+        let by = try await moderator(context)
+        let body = try await request.decode(as: ReasonRequest.self, context: context)
+        try await moderation.deleteUser(try context.parameters.require("id"), reason: try body.required(), by: by)
+        return HTTPResponse.Status.noContent
+    }
     admin.get("reports") { request, context in
         _ = try await moderator(context)
         let open = QueryParameters(request).string("open") == "true"
@@ -108,4 +134,5 @@ extension ModeratedUser: ResponseEncodable {}
 extension ModeratedUserDetails: ResponseEncodable {}
 extension ModeratedMeeting: ResponseEncodable {}
 extension AuditEntry: ResponseEncodable {}
+extension ModeratedMessage: ResponseEncodable {}
 extension ModerationStats: ResponseEncodable {}
