@@ -90,15 +90,16 @@ import Testing
     }
 
     @Test func clientHeartBeatsKeepTheSessionAlive() async throws {
-        // A 1.5 s window (500 ms × 3) outlives scheduling hiccups on a loaded machine; beating
-        // for three windows proves that the beats, not the window, keep the session alive.
+        // A 6 s window (1 s × 6) outlives the scheduling stalls of a loaded machine (a whole test
+        // run on one core delays a 50 ms sleep by seconds); beating for longer than a window
+        // proves that the beats, not the window, keep the session alive.
         let fixture = try await BrokerFixture.start {
-            $0.heartBeat = StompHeartBeat(send: 0, receive: 500)
-            $0.heartBeatTolerance = 3
+            $0.heartBeat = StompHeartBeat(send: 0, receive: 1_000)
+            $0.heartBeatTolerance = 6
         }
-        let client = try await fixture.client(extra: ["heart-beat": "500,0"])
+        let client = try await fixture.client(extra: ["heart-beat": "1000,0"])
         let clock = ContinuousClock()
-        let end = clock.now + .milliseconds(4_500)
+        let end = clock.now + .milliseconds(7_500)
         while clock.now < end {
             try await client.send(bytes: ByteBuffer(string: "\n"))
             try await Task.sleep(for: .milliseconds(50))

@@ -79,9 +79,13 @@ struct ChatBatchWriter: Sendable {
            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)", arguments: [roomId, reply]) != true {
             throw MeetError.invalidField("replyToSeq", "chatMessage.replyNotFound")
         }
+        let attachments = post.draft.attachments ?? []
+        for mediaId in attachments where try !MediaAccess.isUploaded(mediaId, by: post.senderId, in: db) {
+            throw MeetError.invalidField("attachments", "media.notOwned")
+        }
         let message = try ChatRoomLog.append(
-            .init(type: .message, senderId: post.senderId, text: post.text, replyToSeq: post.draft.replyToSeq,
-                  clientMessageId: post.draft.clientMessageId),
+            .init(type: .message, senderId: post.senderId, text: post.text.isEmpty ? nil : post.text, attachments: attachments,
+                  replyToSeq: post.draft.replyToSeq, clientMessageId: post.draft.clientMessageId),
             toMeeting: post.meetingId, at: post.at, in: db)
         return .init(message: message, isRepeat: false)
     }

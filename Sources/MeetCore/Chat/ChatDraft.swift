@@ -7,6 +7,8 @@ public struct ChatDraft: Sendable, Decodable {
     public static let maximumLength = 4000
     /// The longest `clientMessageId` a client may choose.
     public static let maximumClientMessageIDLength = 64
+    /// The most photos one message may carry.
+    public static let maximumAttachments = 10
 
     public var text: String
     public var clientMessageId: String
@@ -20,11 +22,13 @@ public struct ChatDraft: Sendable, Decodable {
         self.replyToSeq = replyToSeq
     }
 
-    /// The text as stored (trimmed), or a refusal naming the fields that are wrong.
+    /// The text as stored (trimmed), or a refusal naming the fields that are wrong. A message
+    /// with attachments may have no text; whether the sender owns them is checked on storing.
     func validated() throws -> String {
         var problems: [MeetError.FieldProblem] = []
         let text = self.text.trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.isEmpty { problems.append(.init(field: "text", code: "field.required")) }
+        let attachments = self.attachments ?? []
+        if text.isEmpty && attachments.isEmpty { problems.append(.init(field: "text", code: "field.required")) }
         if text.unicodeScalars.count > Self.maximumLength {
             problems.append(.init(field: "text", code: "chatMessage.tooLong", arguments: ["maximum": String(Self.maximumLength)]))
         }
@@ -33,9 +37,10 @@ public struct ChatDraft: Sendable, Decodable {
             || clientMessageId.unicodeScalars.contains(where: { $0.value < 0x20 }) {
             problems.append(.init(field: "clientMessageId", code: "field.invalid"))
         }
-        // Media has not landed yet: no attachment can be owned by the sender.
-        if let attachments, !attachments.isEmpty {
-            problems.append(.init(field: "attachments", code: "chatMessage.attachmentsUnavailable"))
+        if attachments.count > Self.maximumAttachments {
+            problems.append(.init(field: "attachments", code: "field.tooMany", arguments: ["maximum": String(Self.maximumAttachments)]))
+        } else if Set(attachments).count < attachments.count || !attachments.allSatisfy(RandomToken.isWellFormedID) {
+            problems.append(.init(field: "attachments", code: "field.invalid"))
         }
         if let replyToSeq, replyToSeq < 1 { problems.append(.init(field: "replyToSeq", code: "chatMessage.replyNotFound")) }
         guard problems.isEmpty else { throw MeetError.invalidFields(problems) }

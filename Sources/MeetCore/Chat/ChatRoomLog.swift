@@ -10,6 +10,7 @@ enum ChatRoomLog {
         var type: ChatMessage.Kind
         var senderId: String?
         var text: String?
+        var attachments: [String] = []
         var replyToSeq: Int64?
         var refersToSeq: Int64?
         var system: ChatSystemNote?
@@ -25,12 +26,13 @@ enum ChatRoomLog {
             UPDATE chatRoom SET lastSeq = lastSeq + 1, lastMessageAt = ? WHERE id = ? RETURNING lastSeq
             """, arguments: [time.timeIntervalSince1970, roomId])!
         let id = RandomToken.id()
+        let attachments = String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
         let system = try entry.system.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try db.execute(sql: """
             INSERT INTO chatMessage (roomId, seq, id, type, senderId, text, attachments, replyToSeq, refersToSeq, system,
                                      clientMessageId, sentAt)
-            VALUES (?, ?, ?, ?, ?, ?, '[]', ?, ?, ?, ?, ?)
-            """, arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, entry.replyToSeq, entry.refersToSeq,
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, attachments, entry.replyToSeq, entry.refersToSeq,
                              system, entry.clientMessageId, time.timeIntervalSince1970])
         return try message(id: id, in: db)!
     }

@@ -113,7 +113,7 @@ import Testing
             let withPhoto = try JSONSerialization.data(withJSONObject: ["text": "look", "clientMessageId": "a", "attachments": ["m1"]])
             try await organizer.send(StompFrame(.send, headers: ["destination": "/app/meetings.\(open).chat", "receipt": "r"],
                                                 body: ByteBuffer(data: withPhoto)))
-            #expect(try #require(try await organizer.next()).text.contains("attachments: chatMessage.attachmentsUnavailable"))
+            #expect(try #require(try await organizer.next()).text.contains("attachments: media.notOwned"))
             try await organizer.send(StompFrame(.send, headers: ["destination": "/app/meetings.\(open).chat", "receipt": "r"], text: "not json"))
             #expect(try #require(try await organizer.next()).headers["code"] == "request.invalidFields")
 
