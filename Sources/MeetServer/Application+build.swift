@@ -66,6 +66,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addAdminRoutes(to: api, moderation: ModerationService(database: database, now: now))
     addDeviceRoutes(to: api, devices: devices)
     addNotificationRoutes(to: api, inbox: InboxService(database: database, now: now), localizer: localizer)
+    addNotificationSettingsRoutes(to: api, preferences: NotificationPreferences(database: database, now: now))
     let links = AppLinks(base: configuration.linkBase)
     try addRemoteConfigRoutes(
         to: api, config: services.remoteConfig,

@@ -57,5 +57,21 @@ enum NotificationsSchema {
             try db.create(index: "pushJobByNotification", on: "pushJob", columns: ["notificationId"])
             try db.create(index: "pushJobByDevice", on: "pushJob", columns: ["deviceId"])
         },
+        Migration(name: "452 create notificationSetting and notificationMute") { db in
+            // Quiet hours, in minutes after local midnight in the user's time zone.
+            try db.create(table: "notificationSetting") { t in
+                t.primaryKey("userId", .text).references("user", onDelete: .cascade)
+                t.column("quietStart", .integer).notNull()
+                t.column("quietEnd", .integer).notNull()
+                t.column("timeZone", .text).notNull()
+            }
+            // A thread (`meeting.{id}`) the user hears nothing of by push; the inbox still has it.
+            try db.create(table: "notificationMute") { t in
+                t.belongsTo("user", onDelete: .cascade).notNull()
+                t.column("thread", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+                t.primaryKey(["userId", "thread"])
+            }
+        },
     ]
 }
