@@ -61,6 +61,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addFriendRoutes(to: api, friends: FriendService(database: database, now: now))
     addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
+    addDirectRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
     addMediaRoutes(to: api, media: services.media, linkBase: configuration.linkBase)
     addReportRoutes(to: api, reports: ReportService(database: database, now: now))
     addAdminRoutes(to: api, moderation: ModerationService(database: database, now: now))

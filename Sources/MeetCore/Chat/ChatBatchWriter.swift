@@ -4,6 +4,8 @@ import GRDB
 /// One write to the rooms, queued for group commit (``ChatCommitQueue``).
 enum ChatWrite: Sendable {
     case post(ChatService.Post)
+    /// A direct message (``DirectConversation``).
+    case direct(DirectConversation.Post)
     case change(ChatChange)
     /// A pass over the domain-event log (``ChatEvents``).
     case events
@@ -56,6 +58,9 @@ struct ChatBatchWriter: Sendable {
         switch write {
         case .post(let post):
             let posted = try append(post, in: db)
+            return ChatWritten(appended: posted.isRepeat ? [] : [posted.message], posted: posted)
+        case .direct(let post):
+            let posted = try DirectConversation.append(post, in: db)
             return ChatWritten(appended: posted.isRepeat ? [] : [posted.message], posted: posted)
         case .change(let change):
             return ChatWritten(appended: try change.apply(in: db).map { [$0] } ?? [])

@@ -10,7 +10,12 @@ public struct ChatMessage: Sendable, Equatable {
     }
 
     public var id: String
-    public var meetingId: String
+    /// The room: `meeting:{meetingId}` or `direct:{userA}:{userB}`.
+    public var roomId: String
+    /// The meeting of a meeting room's message; nil in a direct conversation.
+    public var meetingId: String?
+    /// In a direct conversation, the member who is not the sender.
+    public var recipientId: String?
     /// Grows by one per room, with no gaps.
     public var seq: Int64
     public var type: Kind
@@ -30,6 +35,9 @@ public struct ChatMessage: Sendable, Equatable {
     public var editedAt: Date?
     /// When the message was deleted (it keeps its seq, without text or attachments).
     public var deletedAt: Date?
+    /// A direct message's place in each member's inbox (``DirectInbox``), by user id: set on
+    /// the message as it is appended, for the live delivery; empty when read back.
+    public var inboxPositions: [String: Int64] = [:]
 }
 
 /// What a system message says, as a kind and named arguments that clients localize
@@ -47,9 +55,11 @@ public struct ChatSystemNote: Codable, Sendable, Equatable {
 extension ChatMessage {
     /// The columns ``init(row:)`` reads: a message joined with its sender.
     static let selection = """
-        SELECT chatRoom.meetingId, chatMessage.*, user.displayName AS senderName, profile.photoId AS senderPhotoId
+        SELECT chatRoom.meetingId, chatMessage.*, user.displayName AS senderName, profile.photoId AS senderPhotoId,
+               CASE direct.userA WHEN chatMessage.senderId THEN direct.userB ELSE direct.userA END AS recipientId
         FROM chatMessage
         JOIN chatRoom ON chatRoom.id = chatMessage.roomId
+        LEFT JOIN directConversation AS direct ON direct.roomId = chatMessage.roomId
         LEFT JOIN user ON user.id = chatMessage.senderId
         LEFT JOIN profile ON profile.userId = chatMessage.senderId
         """
@@ -57,7 +67,7 @@ extension ChatMessage {
     init(row: Row) {
         let attachments: String = row["attachments"]
         self.init(
-            id: row["id"], meetingId: row["meetingId"], seq: row["seq"], type: Kind(rawValue: row["type"]) ?? .message,
+            id: row["id"], roomId: row["roomId"], meetingId: row["meetingId"], recipientId: row["recipientId"], seq: row["seq"], type: Kind(rawValue: row["type"]) ?? .message,
             senderId: row["senderId"], senderName: row["senderName"], senderPhotoId: row["senderPhotoId"], text: row["text"],
             attachments: (try? JSONDecoder().decode([String].self, from: Data(attachments.utf8))) ?? [],
             replyToSeq: row["replyToSeq"], sentAt: Date(timeIntervalSince1970: row["sentAt"]),

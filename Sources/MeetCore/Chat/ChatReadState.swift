@@ -26,16 +26,21 @@ public enum ChatUnread {
     }
 
     /// Moves `userId`'s marker in `roomId` forward to `seq` (never back), which must be a seq
-    /// the room has reached. Returns the marker as it stands.
-    static func markRead(_ roomId: String, upTo seq: Int64, by userId: String, in db: Database) throws -> Int64 {
+    /// the room has reached. Returns the marker as it stands and how many messages remain unread.
+    static func markRead(_ roomId: String, upTo seq: Int64, by userId: String, in db: Database) throws -> (lastReadSeq: Int64, unreadCount: Int) {
         let lastSeq = try Int64.fetchOne(db, sql: "SELECT lastSeq FROM chatRoom WHERE id = ?", arguments: [roomId]) ?? 0
         guard (0...lastSeq).contains(seq) else {
             throw MeetError.invalidField("seq", "field.outOfRange", arguments: ["minimum": "0", "maximum": String(lastSeq)])
         }
-        return try Int64.fetchOne(db, sql: """
+        let marker = try Int64.fetchOne(db, sql: """
             INSERT INTO chatReadMarker (roomId, userId, lastReadSeq) VALUES (?, ?, ?)
             ON CONFLICT (roomId, userId) DO UPDATE SET lastReadSeq = max(lastReadSeq, excluded.lastReadSeq)
             RETURNING lastReadSeq
             """, arguments: [roomId, userId, seq])!
+        let unread = try Int.fetchOne(db, SQLRequest<Int>(literal: """
+            SELECT \(count(userId)) FROM (SELECT \(roomId) AS roomId) AS room
+            LEFT JOIN chatReadMarker AS marker ON marker.roomId = room.roomId AND marker.userId = \(userId)
+            """)) ?? 0
+        return (marker, unread)
     }
 }

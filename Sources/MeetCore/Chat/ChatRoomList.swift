@@ -4,19 +4,21 @@ import GRDB
 /// One entry of a user's chat list (`GET /me/rooms`): the room, the caller's role in it, its
 /// last message and how many messages the caller has not read.
 public struct ChatRoomSummary: Sendable, Equatable {
-    /// The caller's part in the room.
+    /// The caller's part in the room (`member` in a direct conversation).
     public enum Role: String, Sendable {
         case organizer, member
     }
 
-    /// `meeting:{meetingId}`: stable, opaque to clients.
+    /// `meeting:{meetingId}` or `direct:{userA}:{userB}`: stable, opaque to clients.
     public var roomId: String
     public var kind: ChatRoomKind
     /// The meeting of a meeting's room.
     public var meetingId: String?
+    /// The other member of a direct conversation.
+    public var peerId: String?
     public var title: String
     public var role: Role
-    /// A cancelled meeting's room is read-only.
+    /// A cancelled meeting's room is read-only, as is a conversation with someone no longer a friend.
     public var isReadOnly: Bool
     /// The room's newest seq (0 before its first message).
     public var lastSeq: Int64
@@ -87,6 +89,7 @@ extension ChatService {
                     """, arguments: [roomId])
                 return ChatRoomSummary(
                     roomId: roomId, kind: ChatRoomKind(rawValue: row["kind"]) ?? .meeting, meetingId: row["meetingId"],
+                    peerId: row["peerId"],
                     title: row["title"], role: ChatRoomSummary.Role(rawValue: row["role"]) ?? .member,
                     isReadOnly: row["cancelled"], lastSeq: row["lastSeq"], lastReadSeq: row["lastReadSeq"],
                     unreadCount: row["unreadCount"], lastMessage: last.map(ChatMessage.init(row:)),
@@ -104,12 +107,7 @@ extension ChatService {
         try await database.writer.write { db in
             try Self.requireMember(userId, of: meetingId, in: db)
             let roomId = ChatRoomID.meeting(meetingId)
-            let marker = try ChatUnread.markRead(roomId, upTo: seq, by: userId, in: db)
-            let unread = try Int.fetchOne(db, SQLRequest<Int>(literal: """
-                SELECT \(ChatUnread.count(userId)) FROM (SELECT \(roomId) AS roomId) AS room
-                LEFT JOIN chatReadMarker AS marker ON marker.roomId = room.roomId AND marker.userId = \(userId)
-                """)) ?? 0
-            return (marker, unread)
+            return try ChatUnread.markRead(roomId, upTo: seq, by: userId, in: db)
         }
     }
 

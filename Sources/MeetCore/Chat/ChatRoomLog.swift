@@ -20,8 +20,15 @@ enum ChatRoomLog {
     /// Appends `entry` to the room of `meetingId` (creating the room on its first row) and
     /// returns it as stored.
     static func append(_ entry: Entry, toMeeting meetingId: String, at time: Date, in db: Database) throws -> ChatMessage {
-        let roomId = ChatRoomID.meeting(meetingId)
-        try db.execute(sql: "INSERT OR IGNORE INTO chatRoom (id, meetingId) VALUES (?, ?)", arguments: [roomId, meetingId])
+        try append(entry, toRoom: ChatRoomID.meeting(meetingId), kind: .meeting, meetingId: meetingId, at: time, in: db)
+    }
+
+    /// Appends `entry` to the room `roomId` of `kind` (creating the room on its first row, with
+    /// its meeting if it has one) and returns it as stored.
+    static func append(_ entry: Entry, toRoom roomId: String, kind: ChatRoomKind, meetingId: String?, at time: Date,
+                       in db: Database) throws -> ChatMessage {
+        try db.execute(sql: "INSERT OR IGNORE INTO chatRoom (id, meetingId, kind) VALUES (?, ?, ?)",
+                       arguments: [roomId, meetingId, kind.rawValue])
         let seq = try Int64.fetchOne(db, sql: """
             UPDATE chatRoom SET lastSeq = lastSeq + 1, lastMessageAt = ? WHERE id = ? RETURNING lastSeq
             """, arguments: [time.timeIntervalSince1970, roomId])!

@@ -33,7 +33,7 @@ public final class ChatService: Sendable {
     let rateLimit: ChatRateLimit
     private let listener = ChatListener()
     private let eventReader = Mutex(EventReaderState.idle)
-    private let queue: ChatCommitQueue<ChatWrite, ChatWritten>
+    let queue: ChatCommitQueue<ChatWrite, ChatWritten>
 
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date, burst: Int = 10, perSecond: Double = 1) {
         self.database = database
@@ -100,10 +100,7 @@ public final class ChatService: Sendable {
     public func post(_ draft: ChatDraft, to meetingId: String, by senderId: String) async throws -> Posted {
         let text = try draft.validated()
         let time = now()
-        if let wait = rateLimit.take(user: senderId, room: meetingId, now: time) {
-            let seconds = String(Int(wait.rounded(.up)))
-            throw MeetError("chatMessage.rateLimited", status: 429, arguments: ["retryAfter": seconds], headers: ["Retry-After": seconds])
-        }
+        try takeRate(user: senderId, room: meetingId, at: time)
         let written = try await queue.submit(.post(Post(meetingId: meetingId, senderId: senderId, draft: draft, text: text, at: time)))
         return written.posted!
     }
@@ -145,10 +142,7 @@ public final class ChatService: Sendable {
     /// A page of a room's history for a member, newest first, before `beforeSeq` (or from the
     /// newest); the next page starts before the last one returned.
     public func history(of meetingId: String, viewer: String, beforeSeq: Int64?, limit: Int) async throws -> [ChatMessage] {
-        guard Self.pageLimit.contains(limit) else {
-            throw MeetError.invalidField("limit", "field.outOfRange", arguments: [
-                "minimum": String(Self.pageLimit.lowerBound), "maximum": String(Self.pageLimit.upperBound)])
-        }
+        try Self.checkPage(limit)
         return try await database.reader.read { db in
             try Self.requireMember(viewer, of: meetingId, in: db)
             return try Row.fetchAll(db, sql: ChatMessage.selection + """
@@ -164,6 +158,23 @@ public final class ChatService: Sendable {
             try Row.fetchAll(db, sql: ChatMessage.selection + """
                  WHERE chatMessage.roomId = ? AND chatMessage.seq > ? ORDER BY chatMessage.seq LIMIT ?
                 """, arguments: [ChatRoomID.meeting(meetingId), seq, limit]).map(ChatMessage.init(row:))
+        }
+    }
+
+    /// Counts a message of `user` in `room` against the rate limit.
+    /// - Throws: `chatMessage.rateLimited` (429), saying how long to wait.
+    func takeRate(user: String, room: String, at time: Date) throws {
+        if let wait = rateLimit.take(user: user, room: room, now: time) {
+            let seconds = String(Int(wait.rounded(.up)))
+            throw MeetError("chatMessage.rateLimited", status: 429, arguments: ["retryAfter": seconds], headers: ["Retry-After": seconds])
+        }
+    }
+
+    /// Refuses a page size outside ``pageLimit``.
+    static func checkPage(_ limit: Int) throws {
+        guard pageLimit.contains(limit) else {
+            throw MeetError.invalidField("limit", "field.outOfRange", arguments: [
+                "minimum": String(pageLimit.lowerBound), "maximum": String(pageLimit.upperBound)])
         }
     }
 

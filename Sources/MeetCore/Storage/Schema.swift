@@ -9,7 +9,7 @@ struct Migration: Sendable {
 /// The schema as an ordered list of named migrations, one list per area of the app.
 ///
 /// Number ranges keep areas apart: 001–099 accounts, 100–199 profiles and activities,
-/// 200–299 places and friends, 300–399 meetings, 400–449 chat (rooms, messages, read state),
+/// 200–299 places and friends, 300–399 meetings, 400–449 chat (rooms, messages, read state; 420–439 direct conversations),
 /// 450–499 devices and notifications, 500–549 moderation (reports, audit, change log),
 /// 550–579 media, 580–599 request and mail throttles, 600–649 remote configuration and promos.
 /// An area's list is appended at the end of ``migrations`` when it first lands.
@@ -19,7 +19,7 @@ enum Schema {
         + ChatSchema.migrations + NotificationsSchema.migrations + ChangesSchema.migrations
         + ModerationSchema.migrations
         + RemoteConfigSchema.migrations
-        + ThrottlesSchema.migrations + MediaSchema.migrations
+        + ThrottlesSchema.migrations + MediaSchema.migrations + DirectSchema.migrations
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

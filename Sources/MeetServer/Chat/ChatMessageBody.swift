@@ -4,10 +4,11 @@ import MeetCore
 import NIOCore
 
 /// A chat message as clients read it, on the broker and in history (DESIGN.md):
-/// `{id, meetingId, seq, type, sender: {id, displayName, photoUrl}, text, attachments,
+/// `{id, roomId, meetingId, recipientId, seq, type, sender: {id, displayName, photoUrl}, text, attachments,
 /// replyToSeq, sentAt, clientMessageId}`, and `refersToSeq` (edit and deletion events),
 /// `system` (`{kind, arguments}` of a system message), `editedAt`, `deletedAt` (the latest
-/// state of a message), null where they do not apply.
+/// state of a message), null where they do not apply. `meetingId` is null in a direct
+/// conversation, `recipientId` (the member who is not the sender) everywhere else.
 struct ChatMessageBody: Encodable, Sendable {
     /// Who sent it: null values (no photo, a moderator's deletion) are written, not left out.
     struct Sender: Encodable, Sendable {
@@ -28,7 +29,9 @@ struct ChatMessageBody: Encodable, Sendable {
     }
 
     var id: String
-    var meetingId: String
+    var roomId: String
+    var meetingId: String?
+    var recipientId: String?
     var seq: Int64
     var type: String
     var sender: Sender
@@ -44,7 +47,9 @@ struct ChatMessageBody: Encodable, Sendable {
 
     init(_ message: ChatMessage, linkBase: String) {
         id = message.id
+        roomId = message.roomId
         meetingId = message.meetingId
+        recipientId = message.recipientId
         seq = message.seq
         type = message.type.rawValue
         sender = Sender(
@@ -65,7 +70,9 @@ struct ChatMessageBody: Encodable, Sendable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
+        try container.encode(roomId, forKey: .roomId)
         try container.encode(meetingId, forKey: .meetingId)
+        try container.encode(recipientId, forKey: .recipientId)
         try container.encode(seq, forKey: .seq)
         try container.encode(type, forKey: .type)
         try container.encode(sender, forKey: .sender)
@@ -81,7 +88,7 @@ struct ChatMessageBody: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, meetingId, seq, type, sender, text, attachments, replyToSeq, sentAt, clientMessageId
+        case id, roomId, meetingId, recipientId, seq, type, sender, text, attachments, replyToSeq, sentAt, clientMessageId
         case refersToSeq, system, editedAt, deletedAt
     }
 

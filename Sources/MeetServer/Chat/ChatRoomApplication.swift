@@ -3,8 +3,8 @@ import MeetCore
 import NIOCore
 import Stomp
 
-/// The app's `/app/...` destinations on the broker: `/app/meetings.{id}.chat` posts to the
-/// meeting's room, `/app/meetings.{id}.read` moves the sender's read marker, `.edit` and
+/// The app's `/app/...` destinations on the broker: `/app/direct.{userId}...` are direct
+/// messages (``DirectApplication``); `/app/meetings.{id}.chat` posts to the meeting's room, `/app/meetings.{id}.read` moves the sender's read marker, `.edit` and
 /// `.delete` change an earlier message (stored as events with their own seq). The broker sends
 /// the sender's RECEIPT when the returned future completes, which ``ChatService`` does only
 /// once the message (or marker) is committed; the broadcast to
@@ -15,12 +15,23 @@ struct ChatRoomApplication: StompApplication {
     /// How many missed messages one catch-up page reads.
     static let catchUpPage = 100
 
+    var direct: DirectApplication { DirectApplication(chat: chat, linkBase: linkBase) }
+
     func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let user = message.principal.userID
+        let body = Data(message.body.readableBytesView)
+        if let action = DirectAction(appDestination: message.destination) {
+            return eventLoop.makeFutureWithTask { [direct] in
+                do {
+                    try await direct.receive(action, body: body, from: user)
+                } catch let error as MeetError {
+                    throw StompRefusal(error)
+                }
+            }
+        }
         guard let action = ChatAction(appDestination: message.destination) else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.unknown", message: "cannot send to /app\(message.destination)"))
         }
-        let user = message.principal.userID
-        let body = Data(message.body.readableBytesView)
         return eventLoop.makeFutureWithTask { [chat] in
             do {
                 switch action.kind {
@@ -44,7 +55,7 @@ struct ChatRoomApplication: StompApplication {
     }
 
     /// A SEND's JSON body, or a refusal saying what it should look like.
-    private static func decode<Body: Decodable>(_ type: Body.Type, _ data: Data, shape: String) throws -> Body {
+    static func decode<Body: Decodable>(_ type: Body.Type, _ data: Data, shape: String) throws -> Body {
         do {
             return try JSONDecoder().decode(type, from: data)
         } catch {
@@ -54,7 +65,10 @@ struct ChatRoomApplication: StompApplication {
 
     /// `SUBSCRIBE /topic/meetings.{id}.chat` with `since-seq:N` first gets every stored message
     /// with a seq above N, in order, then the live ones, with no gap and no repeat.
+    /// `SUBSCRIBE /user/queue/direct` with `since-seq:N` catches up on the user's direct inbox
+    /// (``DirectApplication``).
     func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
+        if destination == DirectApplication.queue { return try direct.catchUp(headers: headers, principal: principal) }
         guard let text = headers["since-seq"], let room = MeetingTopic(destination: destination), room.room == .chat else {
             return nil
         }
@@ -70,11 +84,16 @@ struct ChatRoomApplication: StompApplication {
         }
     }
 
-    /// Publishes committed messages to their rooms' topics, in the order given (commit order).
+    /// Publishes committed messages to their rooms' topics (direct messages to their two
+    /// members' queues), in the order given (commit order).
     static func broadcast(_ messages: [ChatMessage], on broker: StompBroker, linkBase: String) {
         for message in messages {
+            guard let meetingId = message.meetingId else {
+                DirectApplication.deliver(message, on: broker, linkBase: linkBase)
+                continue
+            }
             guard let body = try? ChatMessageBody(message, linkBase: linkBase).json() else { continue }
-            broker.publish(to: "/topic/meetings.\(message.meetingId).chat", headers: headers(of: message), body: body)
+            broker.publish(to: "/topic/meetings.\(meetingId).chat", headers: headers(of: message), body: body)
         }
     }
 

@@ -21,13 +21,14 @@ struct ReadMarkerBody: ResponseEncodable, Sendable {
     var unreadCount: Int
 }
 
-/// One entry of `GET /me/rooms`: `{id, kind, meetingId, title, role, readOnly, lastSeq,
+/// One entry of `GET /me/rooms`: `{id, kind, meetingId, userId, title, role, readOnly, lastSeq,
 /// lastReadSeq, unreadCount, lastMessage, lastActivityAt}`; `lastMessage` is a chat message
-/// body or null.
+/// body or null. `userId` is the other member of a direct conversation (null for a meeting).
 struct ChatRoomBody: Encodable, Sendable {
     var id: String
     var kind: String
     var meetingId: String?
+    var userId: String?
     var title: String
     var role: String
     var readOnly: Bool
@@ -41,6 +42,7 @@ struct ChatRoomBody: Encodable, Sendable {
         id = room.roomId
         kind = room.kind.rawValue
         meetingId = room.meetingId
+        userId = room.peerId
         title = room.title
         role = room.role.rawValue
         readOnly = room.isReadOnly
@@ -57,6 +59,7 @@ struct ChatRoomBody: Encodable, Sendable {
         try container.encode(id, forKey: .id)
         try container.encode(kind, forKey: .kind)
         try container.encode(meetingId, forKey: .meetingId)
+        try container.encode(userId, forKey: .userId)
         try container.encode(title, forKey: .title)
         try container.encode(role, forKey: .role)
         try container.encode(readOnly, forKey: .readOnly)
@@ -68,6 +71,6 @@ struct ChatRoomBody: Encodable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, kind, meetingId, title, role, readOnly, lastSeq, lastReadSeq, unreadCount, lastMessage, lastActivityAt
+        case id, kind, meetingId, userId, title, role, readOnly, lastSeq, lastReadSeq, unreadCount, lastMessage, lastActivityAt
     }
 }

@@ -7,21 +7,10 @@ func addChatRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, li
     // Newest first; `nextCursor` is the `beforeSeq` of the next (older) page.
     api.get("meetings/{id}/messages") { request, context in
         let viewer = try context.requireUser()
-        let query = request.uri.queryParameters
-        var problems: [MeetError.FieldProblem] = []
-        let beforeSeq = query["beforeSeq"].flatMap { text -> Int64? in
-            guard let seq = Int64(text), seq > 0 else {
-                problems.append(.init(field: "beforeSeq", code: "field.invalid"))
-                return nil
-            }
-            return seq
-        }
-        let limit = query["limit"].map { Int($0) ?? 0 } ?? 50
-        if !problems.isEmpty { throw MeetError.invalidFields(problems) }
+        let page = try HistoryPage(request)
         let messages = try await chat.history(
-            of: try context.parameters.require("id"), viewer: viewer, beforeSeq: beforeSeq, limit: limit)
-        let next = messages.count == limit ? messages.last.map { String($0.seq) } : nil
-        return ItemList(items: messages.map { ChatMessageBody($0, linkBase: linkBase) }, nextCursor: next)
+            of: try context.parameters.require("id"), viewer: viewer, beforeSeq: page.beforeSeq, limit: page.limit)
+        return page.list(messages, linkBase: linkBase)
     }
     api.post("meetings/{id}/messages/read") { request, context in
         let reader = try context.requireUser()
@@ -41,5 +30,50 @@ func addChatRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, li
         }
         let page = try await chat.rooms(of: me, after: cursor, limit: limit)
         return ItemList(items: page.rooms.map { ChatRoomBody($0, linkBase: linkBase) }, nextCursor: page.next?.text)
+    }
+}
+
+/// Direct conversations over REST: the history with one friend and the read marker in it. A user
+/// one has no conversation with (unknown, never a friend, blocked) answers `user.notFound`.
+func addDirectRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, linkBase: String) {
+    // Newest first; `nextCursor` is the `beforeSeq` of the next (older) page.
+    api.get("direct/{id}/messages") { request, context in
+        let viewer = try context.requireUser()
+        let page = try HistoryPage(request)
+        let messages = try await chat.directHistory(
+            with: try context.parameters.require("id"), viewer: viewer, beforeSeq: page.beforeSeq, limit: page.limit)
+        return page.list(messages, linkBase: linkBase)
+    }
+    api.post("direct/{id}/messages/read") { request, context in
+        let reader = try context.requireUser()
+        let body = try await request.decode(as: ChatSeqRequest.self, context: context)
+        let state = try await chat.markDirectRead(with: try context.parameters.require("id"), upTo: body.seq, by: reader)
+        return ReadMarkerBody(lastReadSeq: state.lastReadSeq, unreadCount: state.unreadCount)
+    }
+}
+
+/// `?beforeSeq=&limit=` of a history page (limit 1–200, default 50).
+private struct HistoryPage {
+    var beforeSeq: Int64?
+    var limit: Int
+
+    init(_ request: Request) throws {
+        let query = request.uri.queryParameters
+        var problems: [MeetError.FieldProblem] = []
+        beforeSeq = query["beforeSeq"].flatMap { text -> Int64? in
+            guard let seq = Int64(text), seq > 0 else {
+                problems.append(.init(field: "beforeSeq", code: "field.invalid"))
+                return nil
+            }
+            return seq
+        }
+        limit = query["limit"].map { Int($0) ?? 0 } ?? 50
+        if !problems.isEmpty { throw MeetError.invalidFields(problems) }
+    }
+
+    /// The page as a list: `nextCursor` is the `beforeSeq` of the next, older page.
+    func list(_ messages: [ChatMessage], linkBase: String) -> ItemList<ChatMessageBody> {
+        let next = messages.count == limit ? messages.last.map { String($0.seq) } : nil
+        return ItemList(items: messages.map { ChatMessageBody($0, linkBase: linkBase) }, nextCursor: next)
     }
 }

@@ -5,6 +5,7 @@ import Stomp
 /// Who may use which broker destination. Every user may listen to their own `/user/queue/...`
 /// (the broker keys those per user). A meeting's rooms (`/topic/meetings.{id}.chat`, `.typing`,
 /// `.locations`, and SENDs to `/app/meetings.{id}.chat|read`) are for its organizer and members,
+/// SENDs to `/app/direct.{userId}` for any signed-in user (friendship is checked as they are stored),
 /// decided by the same rules as REST
 /// (``MeetingAccess``). Every grant of the app's destinations first re-checks the session's
 /// token (``requireSignedIn``). With `--stomp-sandbox`, any authenticated session may SUBSCRIBE
@@ -21,7 +22,9 @@ struct StompAuthorizerRules: StompAuthorizer {
         if isSandbox(destination) { return eventLoop.makeSucceededVoidFuture() }
         let meetingId = access == .subscribe
             ? MeetingTopic(destination: destination)?.meetingId : ChatAction(appDestination: destination)?.meetingId
-        guard meetingId != nil || (access == .subscribe && destination.hasPrefix("/user/queue/")) else {
+        // Direct messages check friendship where they are written (``DirectConversation``).
+        let isDirect = access == .send && DirectAction(appDestination: destination) != nil
+        guard meetingId != nil || isDirect || (access == .subscribe && destination.hasPrefix("/user/queue/")) else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.forbidden", message: "\(destination) is not open to this session"))
         }
         // Database reads: done by GRDB's reader threads, never on the event loop.

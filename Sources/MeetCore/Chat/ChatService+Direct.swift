@@ -1,0 +1,46 @@
+import Foundation
+import GRDB
+
+extension ChatService {
+    /// Sends `draft` from `senderId` to their friend `peerId`: stored durably in their
+    /// conversation (group commit, receipts after the commit, `clientMessageId` idempotency,
+    /// the same rate limit as a room), then announced to ``onCommitted(_:)`` like a room's message.
+    /// - Throws: `request.invalidFields`, `user.notFound` (unknown, not a friend, blocked: the
+    ///   same answer), `chatMessage.rateLimited`.
+    public func postDirect(_ draft: ChatDraft, to peerId: String, by senderId: String) async throws -> Posted {
+        let text = try draft.validated()
+        let time = now()
+        try takeRate(user: senderId, room: ChatRoomID.direct(senderId, peerId), at: time)
+        let written = try await queue.submit(.direct(DirectConversation.Post(
+            senderId: senderId, peerId: peerId, draft: draft, text: text, at: time)))
+        return written.posted!
+    }
+
+    /// A page of the conversation of `viewer` with `peerId`, newest first, before `beforeSeq`.
+    /// - Throws: `user.notFound` when there is no conversation `viewer` may read.
+    public func directHistory(with peerId: String, viewer: String, beforeSeq: Int64?, limit: Int) async throws -> [ChatMessage] {
+        try Self.checkPage(limit)
+        return try await database.reader.read { db in
+            let roomId = try DirectConversation.readableRoom(of: viewer, with: peerId, in: db)
+            return try Row.fetchAll(db, sql: ChatMessage.selection + """
+                 WHERE chatMessage.roomId = ? AND chatMessage.seq < ? ORDER BY chatMessage.seq DESC LIMIT ?
+                """, arguments: [roomId, beforeSeq ?? Int64.max, limit]).map(ChatMessage.init(row:))
+        }
+    }
+
+    /// Moves `userId`'s read marker in their conversation with `peerId` (never back); answers it
+    /// and how many messages of the conversation remain unread.
+    /// - Throws: `user.notFound`, `request.invalidFields` (`seq` beyond the last message).
+    public func markDirectRead(with peerId: String, upTo seq: Int64, by userId: String) async throws -> (lastReadSeq: Int64, unreadCount: Int) {
+        try await database.writer.write { db in
+            let roomId = try DirectConversation.readableRoom(of: userId, with: peerId, in: db)
+            return try ChatUnread.markRead(roomId, upTo: seq, by: userId, in: db)
+        }
+    }
+
+    /// The direct messages of `userId` after their inbox `position`, oldest first, at most
+    /// `limit`, each with its position: what a resuming `/user/queue/direct` subscriber missed.
+    public func directInbox(of userId: String, after position: Int64, limit: Int) async throws -> [(position: Int64, message: ChatMessage)] {
+        try await database.reader.read { db in try DirectInbox.entries(of: userId, after: position, limit: limit, in: db) }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+
+/// A direct conversation: a chat room (`direct:{userA}:{userB}`) with two members, who must be
+/// friends, and neither may have blocked the other, for a message to be written. It shares the
+/// rooms' storage, seq, receipts, idempotency and read markers; each message is also written
+/// into both members' inboxes (``DirectInbox``).
+///
+/// To anyone else a stranger, an ex-friend or a blocked user is answered exactly like an unknown
+/// user (`user.notFound`): writing to someone says nothing about whether they exist.
+enum DirectConversation {
+    /// A direct message to write.
+    struct Post: Sendable {
+        var senderId: String
+        var peerId: String
+        var draft: ChatDraft
+        var text: String
+        var at: Date
+    }
+
+    /// The `UNION ALL` arm of ``ChatRooms/memberships(of:)``: the conversations of `userId`
+    /// whose other member they may still see (a block hides the conversation from both). The
+    /// room is read-only once they are no longer friends; its title is the other's name.
+    static func memberships(of userId: String) -> SQL {
+        """
+        SELECT direct.roomId AS roomId, 'direct' AS kind, NULL AS meetingId, peer.id AS peerId,
+               peer.displayName AS title, 'member' AS role,
+               NOT EXISTS (SELECT 1 FROM friendship WHERE friendship.userId = \(userId) AND friendship.friendId = peer.id)
+                   AS cancelled,
+               direct.createdAt AS since
+        FROM directConversation AS direct
+        JOIN user AS peer ON peer.id = CASE direct.userA WHEN \(userId) THEN direct.userB ELSE direct.userA END
+        WHERE (direct.userA = \(userId) OR direct.userB = \(userId)) AND \(Blocks.neitherBlocked(userId, "peer.id"))
+        """
+    }
+
+    /// Stores `post` (or finds the earlier one with its `clientMessageId`), in the caller's
+    /// transaction, checking inside it that the two are friends: a block or an unfriending that
+    /// committed first stops it.
+    /// - Throws: `user.notFound` (unknown, not a friend, blocked, oneself).
+    static func append(_ post: Post, in db: Database) throws -> ChatService.Posted {
+        try requireFriends(post.senderId, post.peerId, in: db)
+        let roomId = ChatRoomID.direct(post.senderId, post.peerId)
+        if let earlier = try Row.fetchOne(db, sql: ChatMessage.selection + """
+             WHERE chatMessage.roomId = ? AND chatMessage.senderId = ? AND chatMessage.clientMessageId = ?
+            """, arguments: [roomId, post.senderId, post.draft.clientMessageId]) {
+            return .init(message: ChatMessage(row: earlier), isRepeat: true)
+        }
+        if let reply = post.draft.replyToSeq,
+           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)", arguments: [roomId, reply]) != true {
+            throw MeetError.invalidField("replyToSeq", "chatMessage.replyNotFound")
+        }
+        try db.execute(sql: "INSERT OR IGNORE INTO chatRoom (id, kind) VALUES (?, 'direct')", arguments: [roomId])
+        try db.execute(sql: """
+            INSERT OR IGNORE INTO directConversation (roomId, userA, userB, createdAt) VALUES (?, ?, ?, ?)
+            """, arguments: [roomId, min(post.senderId, post.peerId), max(post.senderId, post.peerId), post.at.timeIntervalSince1970])
+        var message = try ChatRoomLog.append(
+            .init(type: .message, senderId: post.senderId, text: post.text, replyToSeq: post.draft.replyToSeq,
+                  clientMessageId: post.draft.clientMessageId),
+            toRoom: roomId, kind: .direct, meetingId: nil, at: post.at, in: db)
+        for member in [post.senderId, post.peerId] {
+            message.inboxPositions[member] = try DirectInbox.add(roomId, seq: message.seq, for: member, in: db)
+        }
+        return .init(message: message, isRepeat: false)
+    }
+
+    /// Refuses, as an unknown user, anyone `userId` may not write to now.
+    static func requireFriends(_ userId: String, _ peerId: String, in db: Database) throws {
+        guard userId != peerId, try FriendService.areFriends(userId, peerId, db),
+              try FriendService.isVisible(peerId, to: userId, db) else { throw FriendService.userNotFound }
+    }
+
+    /// The conversation of `userId` with `peerId`, if there is one they may read: it stays
+    /// readable after an unfriending, not after a block. Otherwise `user.notFound`, like an
+    /// unknown user.
+    static func readableRoom(of userId: String, with peerId: String, in db: Database) throws -> String {
+        let roomId = ChatRoomID.direct(userId, peerId)
+        guard userId != peerId, try FriendService.isVisible(peerId, to: userId, db),
+              try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM directConversation WHERE roomId = ?)", arguments: [roomId]) == true
+                || FriendService.areFriends(userId, peerId, db) else { throw FriendService.userNotFound }
+        return roomId
+    }
+}
+
+/// Each user's direct inbox: every direct message they sent or received, numbered per user with
+/// no gap (`position`). One `since-seq` on `/user/queue/direct` then resumes every conversation
+/// at once, whatever the conversations' own seqs.
+enum DirectInbox {
+    /// Adds message `seq` of `roomId` to `userId`'s inbox; returns its position there.
+    static func add(_ roomId: String, seq: Int64, for userId: String, in db: Database) throws -> Int64 {
+        try Int64.fetchOne(db, sql: """
+            INSERT INTO directInbox (userId, position, roomId, seq)
+            SELECT ?, COALESCE(MAX(position), 0) + 1, ?, ? FROM directInbox WHERE userId = ?
+            RETURNING position
+            """, arguments: [userId, roomId, seq, userId])!
+    }
+
+    /// The messages of `userId`'s inbox after `position`, oldest first, at most `limit`, each
+    /// with its position.
+    static func entries(of userId: String, after position: Int64, limit: Int, in db: Database) throws -> [(Int64, ChatMessage)] {
+        // The message selection, with the inbox's position as one more column.
+        let selection = "SELECT inbox.position AS inboxPosition, " + ChatMessage.selection.dropFirst("SELECT ".count)
+        return try Row.fetchAll(db, sql: selection + """
+             JOIN directInbox AS inbox ON inbox.roomId = chatMessage.roomId AND inbox.seq = chatMessage.seq
+             WHERE inbox.userId = ? AND inbox.position > ? ORDER BY inbox.position LIMIT ?
+            """, arguments: [userId, position, limit]).map { row in (row["inboxPosition"], ChatMessage(row: row)) }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import MeetCore
+import NIOCore
+import Stomp
+
+/// Direct messages on the broker: `SEND /app/direct.{userId}` writes to a friend, and every
+/// session of both users subscribed to `/user/queue/direct` gets the stored message (the
+/// sender's other devices too). Each delivery carries `seq` (the conversation's) and
+/// `inbox-seq` (the user's own order over all their conversations); `SUBSCRIBE
+/// /user/queue/direct` with `since-seq:N` first replays the user's inbox after position N.
+struct DirectApplication: Sendable {
+    static let queue = "/user/queue/direct"
+    let chat: ChatService
+    let linkBase: String
+
+    func receive(_ action: DirectAction, body: Data, from user: String) async throws {
+        switch action.kind {
+        case .message:
+            _ = try await chat.postDirect(
+                try ChatRoomApplication.decode(ChatDraft.self, body, shape: "{text, clientMessageId, replyToSeq?}"),
+                to: action.peerId, by: user)
+        case .read:
+            let marker = try ChatRoomApplication.decode(ChatSeqRequest.self, body, shape: "{seq}")
+            _ = try await chat.markDirectRead(with: action.peerId, upTo: marker.seq, by: user)
+        }
+    }
+
+    /// The user's inbox after `since-seq`, then live.
+    func catchUp(headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
+        guard let text = headers["since-seq"] else { return nil }
+        guard let since = Int64(text), since >= 0 else {
+            throw StompRefusal(code: "request.invalidFields", message: "since-seq: field.invalid")
+        }
+        return StompCatchUp(positionHeader: "inbox-seq", after: since) { [chat, linkBase] after in
+            try await chat.directInbox(of: principal.userID, after: after, limit: ChatRoomApplication.catchUpPage).map { entry in
+                StompCatchUp.Message(
+                    headers: Self.headers(of: entry.message, position: entry.position),
+                    body: try ChatMessageBody(entry.message, linkBase: linkBase).json(), position: entry.position)
+            }
+        }
+    }
+
+    /// Delivers a committed direct message to every session of its two members.
+    static func deliver(_ message: ChatMessage, on broker: StompBroker, linkBase: String) {
+        guard let body = try? ChatMessageBody(message, linkBase: linkBase).json() else { return }
+        for (userId, position) in message.inboxPositions {
+            broker.send(toUser: userId, destination: queue, headers: headers(of: message, position: position), body: body)
+        }
+    }
+
+    private static func headers(of message: ChatMessage, position: Int64) -> StompHeaders {
+        ["content-type": "application/json", "seq": String(message.seq), "inbox-seq": String(position)]
+    }
+}

@@ -1,0 +1,133 @@
+"""Direct messages through stomp.py over `/ws`: two friends on two devices each. Delivery to
+every session of both users, receipts, clientMessageId idempotency, history and read markers
+over REST, the conversation in `/me/rooms`, resuming with `since-seq` on `/user/queue/direct`,
+and refusals for strangers, unknown users and blocks (also while a conversation is live), all
+answered alike."""
+import json
+import uuid
+
+from direct_support import befriend
+from meetings_support import register_users
+from stomp_support import connect_ws
+
+
+def device(server, user):
+    """A stomp.py session of `user`, listening to its direct queue and its errors."""
+    conn, recorder = connect_ws(server, user["token"])
+    conn.subscribe("/user/queue/errors", id="errors")
+    conn.subscribe("/user/queue/direct", id="direct", headers={"receipt": "direct-ready"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "direct-ready")
+    return conn, recorder
+
+
+def send(conn, recorder, peer, text, receipt, client_id=None):
+    """Sends a direct message to `peer` and waits for its answer: the RECEIPT or the refusal."""
+    body = json.dumps({"text": text, "clientMessageId": client_id or str(uuid.uuid4())})
+    conn.send(f"/app/direct.{peer['id']}", body, content_type="application/json", headers={"receipt": receipt})
+    return recorder.wait_for(("RECEIPT", "MESSAGE"), lambda f: f.headers.get("receipt-id") == receipt)
+
+
+def direct_messages(recorder):
+    return [f for f in recorder.messages() if f.headers["destination"] == "/user/queue/direct"]
+
+
+def test_friends_write_to_each_other_on_every_device(meetupd):
+    server = meetupd()
+    ann, bob = register_users(server, 2)
+    befriend(server, ann, bob)
+    ann_phone, ann_tablet, bob_phone, bob_tablet = (device(server, u) for u in (ann, ann, bob, bob))
+
+    answer = send(*ann_phone, bob, "hi Bob", "r1", client_id="c-1")
+    assert answer.cmd == "RECEIPT"
+    # Every session of both users gets it, the sender's other device too; the sending device as well.
+    for _, recorder in (ann_phone, ann_tablet, bob_phone, bob_tablet):
+        recorder.wait_for("MESSAGE", lambda f: f.headers["destination"] == "/user/queue/direct")
+    message = json.loads(direct_messages(bob_tablet[1])[0].body)
+    assert message["text"] == "hi Bob" and message["seq"] == 1 and message["meetingId"] is None
+    assert message["sender"]["id"] == ann["id"] and message["recipientId"] == bob["id"]
+    assert direct_messages(bob_tablet[1])[0].headers["inbox-seq"] == "1"
+
+    # The same clientMessageId again: answered, stored and delivered once.
+    assert send(*ann_tablet, bob, "hi Bob", "r2", client_id="c-1").cmd == "RECEIPT"
+    assert send(*bob_phone, ann, "hello Ann", "r3").cmd == "RECEIPT"
+    for _, recorder in (ann_phone, bob_tablet):
+        recorder.wait_for("MESSAGE", lambda f: json.loads(f.body)["text"] == "hello Ann")
+    assert [json.loads(f.body)["seq"] for f in direct_messages(ann_phone[1])] == [1, 2]
+
+    # History over REST, newest first, for both; none for a stranger.
+    status, _, page = server.request("GET", f"/api/v1/direct/{ann['id']}/messages", token=bob["token"])
+    assert status == 200 and [m["text"] for m in page["items"]] == ["hello Ann", "hi Bob"]
+    status, _, page = server.request("GET", f"/api/v1/direct/{bob['id']}/messages?limit=1", token=ann["token"])
+    assert [m["seq"] for m in page["items"]] == [2] and page["nextCursor"] == "2"
+
+    # The conversation is in the chat list, with the unread count; the read marker moves it.
+    rooms = server.request("GET", "/api/v1/me/rooms", token=bob["token"])[2]["items"]
+    assert [(r["kind"], r["userId"], r["title"], r["unreadCount"], r["readOnly"]) for r in rooms] == [
+        ("direct", ann["id"], "Test User", 1, False)]
+    conn, recorder = bob_phone
+    conn.send(f"/app/direct.{ann['id']}.read", json.dumps({"seq": 2}), content_type="application/json",
+              headers={"receipt": "read"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "read")
+    assert server.request("GET", "/api/v1/me/rooms", token=bob["token"])[2]["items"][0]["unreadCount"] == 0
+    status, _, marker = server.request("POST", f"/api/v1/direct/{ann['id']}/messages/read", {"seq": 1}, bob["token"])
+    assert status == 200 and marker == {"lastReadSeq": 2, "unreadCount": 0}
+
+    # A phone that was away resumes from the last inbox-seq it saw: nothing missed, nothing twice.
+    bob_phone[0].disconnect()
+    assert send(*ann_phone, bob, "while you were away", "r4").cmd == "RECEIPT"
+    conn, recorder = connect_ws(server, bob["token"])
+    conn.subscribe("/user/queue/direct", id="direct", headers={"since-seq": "1", "receipt": "caught-up"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "caught-up")
+    assert send(*ann_phone, bob, "welcome back", "r5").cmd == "RECEIPT"
+    recorder.wait_for("MESSAGE", lambda f: json.loads(f.body)["text"] == "welcome back")
+    assert [(f.headers["inbox-seq"], json.loads(f.body)["text"]) for f in direct_messages(recorder)] == [
+        ("2", "hello Ann"), ("3", "while you were away"), ("4", "welcome back")]
+    for conn in (conn, ann_phone[0], ann_tablet[0], bob_tablet[0]):
+        conn.disconnect()
+
+
+def test_strangers_unknown_users_and_blocks_are_refused_alike(meetupd):
+    server = meetupd()
+    ann, bob, cat = register_users(server, 3)
+    befriend(server, ann, bob)
+    ann_conn, ann_rec = device(server, ann)
+    bob_conn, bob_rec = device(server, bob)
+    assert send(ann_conn, ann_rec, bob, "before", "before").cmd == "RECEIPT"
+    bob_rec.wait_for("MESSAGE", lambda f: f.headers["destination"] == "/user/queue/direct")
+
+    stranger = send(ann_conn, ann_rec, cat, "hi", "stranger")
+    unknown = send(ann_conn, ann_rec, {"id": "no-such-user"}, "hi", "unknown")
+    myself = send(ann_conn, ann_rec, ann, "hi", "myself")
+    for refusal in (stranger, unknown, myself):
+        assert refusal.cmd == "MESSAGE" and refusal.headers["code"] == "user.notFound"
+    assert json.loads(stranger.body)["message"] == json.loads(unknown.body)["message"]
+    assert [server.request("GET", f"/api/v1/direct/{who}/messages", token=ann["token"])[2]["code"]
+            for who in (cat["id"], "no-such-user")] == ["user.notFound", "user.notFound"]
+
+    # Bob blocks Ann while the conversation is live: her next message is refused and reaches nobody.
+    assert server.request("POST", "/api/v1/blocks", {"userId": ann["id"]}, bob["token"])[0] in (200, 201, 204)
+    blocked = send(ann_conn, ann_rec, bob, "after", "after")
+    assert blocked.cmd == "MESSAGE" and blocked.headers["code"] == "user.notFound"
+    assert send(bob_conn, bob_rec, ann, "nor back", "back").headers["code"] == "user.notFound"
+    assert [json.loads(f.body)["text"] for f in direct_messages(bob_rec)] == ["before"]
+    # The conversation leaves both chat lists, and its history is closed to both.
+    for user, other in ((ann, bob), (bob, ann)):
+        assert server.request("GET", "/api/v1/me/rooms", token=user["token"])[2]["items"] == []
+        assert server.request("GET", f"/api/v1/direct/{other['id']}/messages", token=user["token"])[0] == 404
+    for conn in (ann_conn, bob_conn):
+        conn.disconnect()
+
+
+def test_an_unfriended_conversation_stays_readable_but_closed(meetupd):
+    server = meetupd()
+    ann, bob = register_users(server, 2)
+    befriend(server, ann, bob)
+    ann_conn, ann_rec = device(server, ann)
+    assert send(ann_conn, ann_rec, bob, "bye", "bye").cmd == "RECEIPT"
+    assert server.request("DELETE", f"/api/v1/friends/{ann['id']}", token=bob["token"])[0] == 204
+    assert send(ann_conn, ann_rec, bob, "really?", "again").headers["code"] == "user.notFound"
+    rooms = server.request("GET", "/api/v1/me/rooms", token=bob["token"])[2]["items"]
+    assert [(r["userId"], r["readOnly"], r["lastMessage"]["text"]) for r in rooms] == [(ann["id"], True, "bye")]
+    status, _, page = server.request("GET", f"/api/v1/direct/{ann['id']}/messages", token=bob["token"])
+    assert status == 200 and [m["text"] for m in page["items"]] == ["bye"]
+    ann_conn.disconnect()
