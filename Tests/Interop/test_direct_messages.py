@@ -7,6 +7,7 @@ import json
 import uuid
 
 from direct_support import befriend
+from media_support import encode, fetch, picture, uploaded
 from meetings_support import register_users
 from stomp_support import connect_ws
 
@@ -131,3 +132,18 @@ def test_an_unfriended_conversation_stays_readable_but_closed(meetupd):
     status, _, page = server.request("GET", f"/api/v1/direct/{ann['id']}/messages", token=bob["token"])
     assert status == 200 and [m["text"] for m in page["items"]] == ["bye"]
     ann_conn.disconnect()
+
+
+def test_a_photo_in_a_direct_message_is_for_the_two_of_them(meetupd):
+    server = meetupd()
+    ann, bob, cat = register_users(server, 3)
+    befriend(server, ann, bob)
+    photo = uploaded(server, ann, encode(picture(64, 48), "JPEG"))["id"]
+    conn, recorder = device(server, ann)
+    body = json.dumps({"text": "", "clientMessageId": "p-1", "attachments": [photo]})
+    conn.send(f"/app/direct.{bob['id']}", body, content_type="application/json", headers={"receipt": "photo"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "photo")
+    delivered = recorder.wait_for("MESSAGE", lambda f: f.headers["destination"] == "/user/queue/direct")
+    assert json.loads(delivered.body)["attachments"] == [photo]
+    assert [fetch(f"/api/v1/media/{photo}", server, who)[0] for who in (bob, cat)] == [200, 404]
+    conn.disconnect()

@@ -74,24 +74,12 @@ struct ChatBatchWriter: Sendable {
         let roomId = ChatRoomID.meeting(post.meetingId)
         let (meeting, role) = try MeetingRecord.visible(post.meetingId, to: post.senderId, in: db)
         guard role == .organizer || role == .member else { throw MeetError.notMember }
-        if let earlier = try Row.fetchOne(db, sql: ChatMessage.selection + """
-             WHERE chatMessage.roomId = ? AND chatMessage.senderId = ? AND chatMessage.clientMessageId = ?
-            """, arguments: [roomId, post.senderId, post.draft.clientMessageId]) {
-            return .init(message: ChatMessage(row: earlier), isRepeat: true)
+        if let earlier = try ChatRoomLog.repeated(post.draft, by: post.senderId, in: roomId, db) {
+            return .init(message: earlier, isRepeat: true)
         }
         guard !meeting.isCancelled else { throw MeetError.roomReadOnly }
-        if let reply = post.draft.replyToSeq,
-           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)", arguments: [roomId, reply]) != true {
-            throw MeetError.invalidField("replyToSeq", "chatMessage.replyNotFound")
-        }
-        let attachments = post.draft.attachments ?? []
-        for mediaId in attachments where try !MediaAccess.isUploaded(mediaId, by: post.senderId, in: db) {
-            throw MeetError.invalidField("attachments", "media.notOwned")
-        }
-        let message = try ChatRoomLog.append(
-            .init(type: .message, senderId: post.senderId, text: post.text.isEmpty ? nil : post.text, attachments: attachments,
-                  replyToSeq: post.draft.replyToSeq, clientMessageId: post.draft.clientMessageId),
-            toMeeting: post.meetingId, at: post.at, in: db)
+        let message = try ChatRoomLog.appendMessage(post.draft, text: post.text, by: post.senderId,
+                                                    toRoom: roomId, kind: .meeting, meetingId: post.meetingId, at: post.at, in: db)
         return .init(message: message, isRepeat: false)
     }
 }

@@ -44,6 +44,34 @@ enum ChatRoomLog {
         return try message(id: id, in: db)!
     }
 
+    /// The message `senderId` stored earlier in `roomId` with the draft's `clientMessageId`, if
+    /// any: a repeated post stores nothing and is answered with it.
+    static func repeated(_ draft: ChatDraft, by senderId: String, in roomId: String, _ db: Database) throws -> ChatMessage? {
+        try Row.fetchOne(db, sql: ChatMessage.selection + """
+             WHERE chatMessage.roomId = ? AND chatMessage.senderId = ? AND chatMessage.clientMessageId = ?
+            """, arguments: [roomId, senderId, draft.clientMessageId]).map(ChatMessage.init(row:))
+    }
+
+    /// Appends a member's message (`text` as validated from `draft`), once its reply target is a
+    /// message of the room and its attachments are the sender's own uploads.
+    /// - Throws: `request.invalidFields` (`replyToSeq: chatMessage.replyNotFound`,
+    ///   `attachments: media.notOwned`).
+    static func appendMessage(_ draft: ChatDraft, text: String, by senderId: String, toRoom roomId: String, kind: ChatRoomKind,
+                              meetingId: String?, at time: Date, in db: Database) throws -> ChatMessage {
+        if let reply = draft.replyToSeq,
+           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)", arguments: [roomId, reply]) != true {
+            throw MeetError.invalidField("replyToSeq", "chatMessage.replyNotFound")
+        }
+        let attachments = draft.attachments ?? []
+        for mediaId in attachments where try !MediaAccess.isUploaded(mediaId, by: senderId, in: db) {
+            throw MeetError.invalidField("attachments", "media.notOwned")
+        }
+        return try append(
+            .init(type: .message, senderId: senderId, text: text.isEmpty ? nil : text, attachments: attachments,
+                  replyToSeq: draft.replyToSeq, clientMessageId: draft.clientMessageId),
+            toRoom: roomId, kind: kind, meetingId: meetingId, at: time, in: db)
+    }
+
     /// A stored message by id, joined with its sender.
     static func message(id: String, in db: Database) throws -> ChatMessage? {
         try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.id = ?", arguments: [id]).map(ChatMessage.init(row:))

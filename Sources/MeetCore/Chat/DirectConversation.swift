@@ -41,23 +41,15 @@ enum DirectConversation {
     static func append(_ post: Post, in db: Database) throws -> ChatService.Posted {
         try requireFriends(post.senderId, post.peerId, in: db)
         let roomId = ChatRoomID.direct(post.senderId, post.peerId)
-        if let earlier = try Row.fetchOne(db, sql: ChatMessage.selection + """
-             WHERE chatMessage.roomId = ? AND chatMessage.senderId = ? AND chatMessage.clientMessageId = ?
-            """, arguments: [roomId, post.senderId, post.draft.clientMessageId]) {
-            return .init(message: ChatMessage(row: earlier), isRepeat: true)
-        }
-        if let reply = post.draft.replyToSeq,
-           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)", arguments: [roomId, reply]) != true {
-            throw MeetError.invalidField("replyToSeq", "chatMessage.replyNotFound")
+        if let earlier = try ChatRoomLog.repeated(post.draft, by: post.senderId, in: roomId, db) {
+            return .init(message: earlier, isRepeat: true)
         }
         try db.execute(sql: "INSERT OR IGNORE INTO chatRoom (id, kind) VALUES (?, 'direct')", arguments: [roomId])
         try db.execute(sql: """
             INSERT OR IGNORE INTO directConversation (roomId, userA, userB, createdAt) VALUES (?, ?, ?, ?)
             """, arguments: [roomId, min(post.senderId, post.peerId), max(post.senderId, post.peerId), post.at.timeIntervalSince1970])
-        var message = try ChatRoomLog.append(
-            .init(type: .message, senderId: post.senderId, text: post.text, replyToSeq: post.draft.replyToSeq,
-                  clientMessageId: post.draft.clientMessageId),
-            toRoom: roomId, kind: .direct, meetingId: nil, at: post.at, in: db)
+        var message = try ChatRoomLog.appendMessage(post.draft, text: post.text, by: post.senderId,
+                                                    toRoom: roomId, kind: .direct, meetingId: nil, at: post.at, in: db)
         for member in [post.senderId, post.peerId] {
             message.inboxPositions[member] = try DirectInbox.add(roomId, seq: message.seq, for: member, in: db)
         }

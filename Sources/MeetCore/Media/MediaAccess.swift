@@ -5,7 +5,8 @@ public enum MediaAccess {
     /// The upload `id` if `viewer` may read it, else `nil` (answered as not found, like a
     /// private meeting). The uploader always may; others through what uses it: a profile photo
     /// whoever may see that profile, a meeting's photo whoever may see that meeting (a private
-    /// meeting's organizer, members and invitees), a chat attachment the members of its room.
+    /// meeting's organizer, members and invitees), a chat attachment the members of its room (the two
+    /// of a direct conversation).
     public static func readable(_ id: String, by viewer: String, in db: Database) throws -> MediaItem? {
         guard RandomToken.isWellFormedID(id), let item = try MediaItem.fetchOne(db, key: id) else { return nil }
         if item.uploaderId == viewer { return item }
@@ -25,7 +26,13 @@ public enum MediaAccess {
         for meetingId in rooms {
             if let role = try role(of: viewer, in: meetingId, db), role == .organizer || role == .member { return item }
         }
-        return nil
+        // A direct message's photo: the two members of its conversation.
+        let inConversation = try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM directConversation AS direct JOIN chatMessage ON chatMessage.roomId = direct.roomId,
+                               json_each(chatMessage.attachments)
+                           WHERE (direct.userA = ? OR direct.userB = ?) AND chatMessage.attachments <> '[]' AND json_each.value = ?)
+            """, arguments: [viewer, viewer, id]) ?? false
+        return inConversation ? item : nil
     }
 
     /// Whether `userId` uploaded the media `id` (and it still exists): what a profile's or a

@@ -17,7 +17,7 @@ struct DirectApplication: Sendable {
         switch action.kind {
         case .message:
             _ = try await chat.postDirect(
-                try ChatRoomApplication.decode(ChatDraft.self, body, shape: "{text, clientMessageId, replyToSeq?}"),
+                try ChatRoomApplication.decode(ChatDraft.self, body, shape: "{text, clientMessageId, attachments?, replyToSeq?}"),
                 to: action.peerId, by: user)
         case .read:
             let marker = try ChatRoomApplication.decode(ChatSeqRequest.self, body, shape: "{seq}")
