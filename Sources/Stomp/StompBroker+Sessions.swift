@@ -33,3 +33,27 @@ extension StompBroker {
         }
     }
 }
+
+/// The sessions that have not signed in yet, in order of arrival, so that past the limit the
+/// one that waited longest makes room. Guarded by the broker's lock.
+struct StompUnauthenticatedSessions {
+    private var arrivals = 0
+    private var waiting: [ObjectIdentifier: (arrival: Int, session: StompSession)] = [:]
+
+    /// Takes `session` in; returns the session it pushed out, if the limit was reached.
+    mutating func admit(_ session: StompSession, limit: Int) -> StompSession? {
+        var pushedOut: StompSession?
+        if waiting.count >= limit, let oldest = waiting.min(by: { $0.value.arrival < $1.value.arrival }) {
+            waiting[oldest.key] = nil
+            pushedOut = oldest.value.session
+        }
+        arrivals += 1
+        waiting[ObjectIdentifier(session)] = (arrivals, session)
+        return pushedOut
+    }
+
+    /// Lets `session` go (it signed in or ended); whether it was still waiting.
+    mutating func remove(_ session: StompSession) -> Bool {
+        waiting.removeValue(forKey: ObjectIdentifier(session)) != nil
+    }
+}

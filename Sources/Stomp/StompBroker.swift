@@ -35,6 +35,15 @@ public final class StompBroker: Sendable {
         public var closeGracePeriod = TimeAmount.seconds(2)
         /// The `server` header of CONNECTED.
         public var serverName = "meetupd"
+        /// How long a new connection has to send CONNECT (from the TCP accept or the WebSocket
+        /// upgrade) before it gets an ERROR and the close.
+        public var connectTimeout = TimeAmount.seconds(10)
+        /// The most connections that have not signed in yet; the next one pushes out the one that
+        /// has waited longest, so a flood of idle sockets cannot keep real clients out.
+        public var maxUnauthenticatedSessions = 4096
+        /// The most frames a session handles in one go before the event loop serves others: a
+        /// message packed with frames cannot hold the loop.
+        public var framesPerPass = 64
 
         /// The defaults.
         public init() {}
@@ -48,6 +57,7 @@ public final class StompBroker: Sendable {
     let metrics = StompMetrics()
     private let registry = Mutex(StompSubscriptionRegistry())
     let signedIn = Mutex(StompSignedInSessions())
+    let unauthenticated = Mutex(StompUnauthenticatedSessions())
     private let messageCounter = Atomic<Int>(0)
     private let sessionCounter = Atomic<Int>(0)
     /// How many times a publisher was paused (``StompPublisherFlow``); the metric counts the same.

@@ -10,6 +10,10 @@ struct StompMetrics: Sendable {
     /// SENDs whose publisher was paused until their recipients caught up (``StompPublisherFlow``).
     let publisherPauses = Counter(label: "stomp_publisher_pauses_total")
     let heartBeatTimeouts = Counter(label: "stomp_heartbeat_timeouts_total")
+    let connectTimeouts = Counter(label: "stomp_connect_timeouts_total")
+    let crowdedOut = Counter(label: "stomp_unauthenticated_crowded_out_total")
+    let tooMuchBeforeConnect = Counter(label: "stomp_too_much_before_connect_total")
+    let unauthenticated = Meter(label: "stomp_unauthenticated_sessions")
     private let framesIn: [StompCommand: Counter]
     private let framesOut: [StompCommand: Counter]
 

@@ -28,6 +28,9 @@ public enum StompProtocolError: Error, Sendable, Equatable {
     case heartBeatTimeout(window: TimeAmount)
     case slowConsumer(limit: Int)
     case tooManyUnacknowledged(limit: Int)
+    case connectTimeout(TimeAmount)
+    case tooMuchBeforeConnect(limit: Int)
+    case crowdedOut(limit: Int)
 
     /// The text of the ERROR frame's `message` header: short, stable, and naming the rule broken.
     public var message: String {
@@ -57,6 +60,9 @@ public enum StompProtocolError: Error, Sendable, Equatable {
         case .slowConsumer(let limit): "slow consumer: more than \(limit) bytes waiting to be sent"
         case .tooManyUnacknowledged(let limit): "slow consumer: more than \(limit) unacknowledged messages"
         case .notConnected(let command): "expected CONNECT or STOMP, got \(command.rawValue)"
+        case .connectTimeout(let timeout): "no CONNECT within \(timeout.nanoseconds / 1_000_000) ms"
+        case .tooMuchBeforeConnect(let limit): "more than \(limit) bytes before CONNECTED"
+        case .crowdedOut(let limit): "too many connections waiting to sign in (limit \(limit)); this one waited longest"
         }
     }
 }
@@ -72,13 +78,24 @@ public struct StompLimits: Sendable, Equatable {
     public var maxHeaderLength: Int
     /// The largest body, in bytes.
     public var maxBodySize: Int
+    /// The most bytes a client may send before CONNECTED: its CONNECT frame, and anything it
+    /// pipelines behind it. A real CONNECT takes well under a kilobyte.
+    public var maxConnectFrameSize: Int
 
     /// Creates limits.
     public init(maxCommandLength: Int = 32, maxHeaderCount: Int = 64, maxHeaderLength: Int = 8 * 1024,
-                maxBodySize: Int = 1024 * 1024) {
+                maxBodySize: Int = 1024 * 1024, maxConnectFrameSize: Int = 16 * 1024) {
         self.maxCommandLength = maxCommandLength
         self.maxHeaderCount = maxHeaderCount
         self.maxHeaderLength = maxHeaderLength
         self.maxBodySize = maxBodySize
+        self.maxConnectFrameSize = maxConnectFrameSize
+    }
+
+    /// The largest frame these limits let through: command line, every header line, the blank
+    /// line, the body and its NUL (each line with a CRLF). A transport need not carry more in
+    /// one message.
+    public var maxFrameSize: Int {
+        (maxCommandLength + 2) + maxHeaderCount * (maxHeaderLength + 2) + 2 + maxBodySize + 1
     }
 }

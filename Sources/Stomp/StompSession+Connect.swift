@@ -1,6 +1,38 @@
 import NIOCore
 
 extension StompSession {
+    /// Starts the wait for CONNECT: a place among the sessions not signed in yet (pushing out
+    /// the one that waited longest if they are too many), the deadline, and room for one
+    /// CONNECT frame in the transport.
+    func awaitConnect() {
+        let limit = broker.configuration.maxUnauthenticatedSessions
+        broker.metrics.unauthenticated.increment()
+        if let pushedOut = broker.unauthenticated.withLock({ $0.admit(self, limit: limit) }) {
+            broker.metrics.unauthenticated.decrement()
+            broker.metrics.crowdedOut.increment()
+            pushedOut.eventLoop.execute { pushedOut.giveUpWaiting(.crowdedOut(limit: limit)) }
+        }
+        limitMessages(to: broker.configuration.limits.maxConnectFrameSize)
+        let timeout = broker.configuration.connectTimeout
+        connectDeadline = eventLoop.scheduleTask(in: timeout) {
+            self.broker.metrics.connectTimeouts.increment()
+            self.giveUpWaiting(.connectTimeout(timeout))
+        }
+    }
+
+    /// Ends a session that has not signed in: ERROR naming why, then the close.
+    func giveUpWaiting(_ error: StompProtocolError) {
+        guard !isConnected else { return }
+        fail(error, receiptID: nil)
+    }
+
+    /// The session signed in or ended: it waits for CONNECT no more.
+    func stopWaiting() {
+        connectDeadline?.cancel()
+        connectDeadline = nil
+        if broker.unauthenticated.withLock({ $0.remove(self) }) { broker.metrics.unauthenticated.decrement() }
+    }
+
     /// CONNECT/STOMP: negotiates the version and heart-beats, then asks the authenticator.
     func connect(_ frame: StompFrame) throws -> EventLoopFuture<Void> {
         guard let version = StompVersion.negotiate(acceptVersion: frame.headers["accept-version"]) else {
@@ -25,6 +57,8 @@ extension StompSession {
         decoder.version = version
         broker.metrics.sessions.increment()
         broker.signedIn.withLock { $0.add(self, userID: principal.userID) }
+        stopWaiting()
+        limitMessages(to: broker.configuration.limits.maxFrameSize)
         var headers: StompHeaders = ["version": version.rawValue, "session": id, "server": broker.configuration.serverName]
         if version != .v1_0 {
             let serverBeat = broker.configuration.heartBeat

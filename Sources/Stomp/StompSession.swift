@@ -31,6 +31,8 @@ final class StompSession: @unchecked Sendable {
     /// Wraps encoded frames into what the transport's pipeline writes, given whether they are
     /// UTF-8 if that is known already.
     private let wrap: (ByteBuffer, Bool?) -> NIOAny
+    /// Bounds the messages the transport assembles (a no-op where it has none).
+    private let limitInbound: (ChannelHandlerContext, Int) -> Void
     private var context: ChannelHandlerContext?
 
     var phase = Phase.awaitingConnect
@@ -39,8 +41,9 @@ final class StompSession: @unchecked Sendable {
     var subscriptions: [String: Subscription] = [:]
     var pendingAckCount = 0
     var transactions: [String: [StompFrame]] = [:]
-    private var queued = CircularBuffer<StompFrame>()
     private var busy = false
+    /// The session gave the event loop back in the middle of its input and resumes shortly.
+    private var yielding = false
     private var draining = false
     /// The transport asked to read while frames were held; the read is replayed when they are done.
     var readPending = false
@@ -48,9 +51,11 @@ final class StompSession: @unchecked Sendable {
     /// Whether the session waits in its loop's ``StompFlushBatch``.
     var isInFlushBatch = false
     var heartBeat = StompHeartBeatTimers()
+    /// Runs out when CONNECT is late; cancelled once signed in.
+    var connectDeadline: Scheduled<Void>?
 
     init(broker: StompBroker, context: ChannelHandlerContext, transportToken: String?,
-         wrap: @escaping (ByteBuffer, Bool?) -> NIOAny) {
+         wrap: @escaping (ByteBuffer, Bool?) -> NIOAny, limitInbound: @escaping (ChannelHandlerContext, Int) -> Void) {
         self.id = broker.nextSessionID()
         self.broker = broker
         self.eventLoop = context.eventLoop
@@ -59,11 +64,12 @@ final class StompSession: @unchecked Sendable {
         self.context = context
         self.transportToken = transportToken
         self.wrap = wrap
+        self.limitInbound = limitInbound
         self.decoder = StompFrameDecoder(limits: broker.configuration.limits)
     }
 
-    /// Whether inbound frames are held behind an asynchronous step.
-    var isHoldingFrames: Bool { busy || !queued.isEmpty }
+    /// Whether inbound frames are held behind an asynchronous step or a yield.
+    var isHoldingFrames: Bool { busy || yielding }
 
     var channel: (any Channel)? { context?.channel }
 
@@ -73,7 +79,7 @@ final class StompSession: @unchecked Sendable {
 
     // MARK: Inbound
 
-    /// Takes bytes from the transport and handles every complete frame in them.
+    /// Takes bytes from the transport and handles the complete frames in them, one at a time.
     func receive(_ bytes: ByteBuffer) {
         guard !isClosing else { return }
         heartBeat.lastReceived = .now()
@@ -83,19 +89,11 @@ final class StompSession: @unchecked Sendable {
         } else {
             inbound.writeImmutableBuffer(bytes)
         }
-        do {
-            while !isClosing, let frame = try decoder.next(from: &inbound) {
-                broker.metrics.received(frame.command)
-                queued.append(frame)
-            }
-        } catch {
-            fail(error, receiptID: nil)
+        // Until CONNECTED, a client has no business sending more than its CONNECT frame: what
+        // waits undecoded is bounded by the size of one such frame.
+        if !isConnected, inbound.readableBytes > broker.configuration.limits.maxConnectFrameSize {
+            fail(StompProtocolError.tooMuchBeforeConnect(limit: broker.configuration.limits.maxConnectFrameSize), receiptID: nil)
             return
-        }
-        if inbound.readableBytes == 0 {
-            inbound = ByteBuffer()
-        } else if inbound.readerIndex > 64 * 1024 {
-            inbound.discardReadBytes()
         }
         drain()
     }
@@ -105,13 +103,45 @@ final class StompSession: @unchecked Sendable {
         return false
     }
 
-    /// Handles queued frames until one goes asynchronous or the queue is empty.
+    var isConnected: Bool {
+        if case .connected = phase { return true }
+        return false
+    }
+
+    /// Decodes and handles frames one at a time until one goes asynchronous, the input runs out,
+    /// or this pass has handled its share; then the event loop serves other channels before the
+    /// rest. Frames are decoded only when they are about to be handled, so a message packed with
+    /// frames costs nothing until their turn; before CONNECTED only the CONNECT frame is.
     private func drain() {
         guard !draining else { return }
         draining = true
         defer { draining = false }
-        while !busy, !isClosing, let frame = queued.popFirst() {
+        var handled = 0
+        while !busy, !yielding, !isClosing {
+            if case .authenticating = phase { break }
+            let frame: StompFrame?
+            do {
+                frame = try decoder.next(from: &inbound)
+            } catch {
+                fail(error, receiptID: nil)
+                break
+            }
+            guard let frame else { break }
+            broker.metrics.received(frame.command)
             handle(frame)
+            handled += 1
+            if handled == broker.configuration.framesPerPass, inbound.readableBytes > 0 {
+                yielding = true
+                eventLoop.execute {
+                    self.yielding = false
+                    self.drain()
+                }
+            }
+        }
+        if inbound.readableBytes == 0 {
+            inbound = ByteBuffer()
+        } else if inbound.readerIndex > 64 * 1024 {
+            inbound.discardReadBytes()
         }
         if !isHoldingFrames, readPending, !isClosing {
             readPending = false
@@ -210,6 +240,7 @@ final class StompSession: @unchecked Sendable {
             broker.metrics.sessions.decrement()
             broker.signedIn.withLock { $0.remove(self, userID: principal.userID) }
         }
+        stopWaiting()
         phase = .closing
         heartBeat.cancel()
         for (id, subscription) in subscriptions {
@@ -218,7 +249,7 @@ final class StompSession: @unchecked Sendable {
         subscriptions = [:]
         pendingAckCount = 0
         transactions = [:]
-        queued.removeAll()
+        inbound = ByteBuffer()
     }
 
     // MARK: Outbound
@@ -245,6 +276,11 @@ final class StompSession: @unchecked Sendable {
         heartBeat.wroteSinceBeat = true
         needsFlush = true
         context.write(wrap(bytes, isUTF8), promise: promise)
+    }
+
+    /// Bounds what the transport assembles into one message to `size` bytes.
+    func limitMessages(to size: Int) {
+        if let context { limitInbound(context, size) }
     }
 
     func flush() {

@@ -24,4 +24,6 @@ public enum StompTCPServer {
 enum StompTCPTransport: StompTransport {
     static func bytes(of message: ByteBuffer) -> ByteBuffer { message }
     static func message(carrying bytes: ByteBuffer, isUTF8: Bool?) -> ByteBuffer { bytes }
+    /// A byte stream has no messages; the session bounds what it buffers itself.
+    static func limitMessages(_ context: ChannelHandlerContext, to size: Int) {}
 }

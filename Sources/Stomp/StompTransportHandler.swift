@@ -10,6 +10,8 @@ protocol StompTransport {
     /// Wraps outbound STOMP bytes (one or more whole frames). `isUTF8` is known for a fan-out
     /// MESSAGE, decided once for all its recipients; `nil` leaves it to the transport to check.
     static func message(carrying bytes: ByteBuffer, isUTF8: Bool?) -> Message
+    /// Bounds the size of the messages the transport assembles from here on.
+    static func limitMessages(_ context: ChannelHandlerContext, to size: Int)
 }
 
 /// Connects a channel to a ``StompSession``: bytes in, frames out, and reads held while the
@@ -29,9 +31,11 @@ final class StompTransportHandler<Transport: StompTransport>: ChannelDuplexHandl
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        session = StompSession(broker: broker, context: context, transportToken: transportToken) {
-            NIOAny(Transport.message(carrying: $0, isUTF8: $1))
-        }
+        let session = StompSession(broker: broker, context: context, transportToken: transportToken,
+                                   wrap: { NIOAny(Transport.message(carrying: $0, isUTF8: $1)) },
+                                   limitInbound: Transport.limitMessages)
+        self.session = session
+        session.awaitConnect()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {

@@ -11,11 +11,20 @@ enum StompWebSocketTransport: StompTransport {
     static func message(carrying bytes: ByteBuffer, isUTF8: Bool?) -> WebSocketMessage {
         WebSocketMessage(kind: isUTF8 ?? WebSocketMessage.isText(bytes) ? .text : .binary, data: bytes)
     }
+
+    /// Until CONNECTED a message may hold one CONNECT frame, after it one frame of the largest
+    /// size the limits allow: the WebSocket layer refuses bigger ones (1009) before buffering them.
+    static func limitMessages(_ context: ChannelHandlerContext, to size: Int) {
+        context.triggerUserOutboundEvent(WebSocketMessageSizeLimit(size), promise: nil)
+    }
 }
 
 extension StompBroker {
     /// The WebSocket subprotocols, in the server's order of preference (the highest version first).
     public static let webSocketSubprotocols = StompVersion.allCases.reversed().map(\.webSocketSubprotocol)
+
+    /// The largest WebSocket message a STOMP session needs: one frame at the broker's limits.
+    public var maximumWebSocketMessageSize: Int { configuration.limits.maxFrameSize }
 
     /// Makes the channel, already upgraded by our WebSocket layer, a STOMP session of this broker.
     /// `transportToken` is the bearer token the upgrade request carried, if any.

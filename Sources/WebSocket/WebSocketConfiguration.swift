@@ -22,3 +22,16 @@ public struct WebSocketConfiguration: Sendable {
     /// The defaults: 16 MiB messages, compression offered, no idle ping.
     public init() {}
 }
+
+/// Sent down the pipeline (`triggerUserOutboundEvent`) by the application to change the largest
+/// message it accepts from now on, never above the configuration's ``WebSocketConfiguration/maximumMessageSize``:
+/// e.g. a protocol that expects one small greeting before anything else.
+public struct WebSocketMessageSizeLimit: Sendable {
+    /// The largest message, in bytes after inflation.
+    public var bytes: Int
+
+    /// A limit of `bytes`.
+    public init(_ bytes: Int) {
+        self.bytes = bytes
+    }
+}

@@ -172,6 +172,11 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     }
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if let limit = event as? WebSocketMessageSizeLimit {
+            self.decoder.maximumMessageSize = min(limit.bytes, self.configuration.maximumMessageSize)
+            promise?.succeed()
+            return
+        }
         guard let request = event as? WebSocketCloseRequest else {
             context.triggerUserOutboundEvent(event, promise: promise)
             return

@@ -45,6 +45,16 @@ import NIOCore
         self.deflate = deflate
     }
 
+    /// The largest message (and frame) accepted, after inflation; the application may lower or
+    /// raise it as the connection goes on (``WebSocketMessageSizeLimit``).
+    public var maximumMessageSize: Int {
+        get { self.assembler.maximumMessageLength }
+        set {
+            self.parser.maximumPayloadLength = newValue
+            self.assembler.maximumMessageLength = newValue
+        }
+    }
+
     /// The payload bytes the frame being parsed still needs, 0 between frames.
     public var pendingPayloadLength: Int { self.parser.pendingPayloadLength }
 

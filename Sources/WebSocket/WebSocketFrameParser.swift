@@ -21,7 +21,7 @@ struct WebSocketFrameParser: Sendable {
 
     private var state: State = .awaitingHeader
     /// The largest frame payload accepted; bigger frames fail with 1009.
-    let maximumPayloadLength: Int
+    var maximumPayloadLength: Int
     /// Whether RSV1 may be set (permessage-deflate was negotiated).
     let allowsCompressedMessages: Bool
 

@@ -10,7 +10,7 @@ struct WebSocketMessageAssembler {
 
     private var state: State = .idle
     /// The largest message accepted, after inflation; bigger ones fail with 1009.
-    let maximumMessageLength: Int
+    var maximumMessageLength: Int
 
     init(maximumMessageLength: Int) {
         self.maximumMessageLength = maximumMessageLength
