@@ -18,7 +18,10 @@ public func buildApplication(
     let broker = makeStompBroker(configuration, services: services, logger: logger)
     return Application(
         router: try buildRouter(configuration, services: services),
-        server: .http1WebSocket(configuration.webSocketEcho ? .echo() : .stomp(broker)),
+        server: .http1WebSocket(
+            configuration.webSocketEcho ? .echo() : .stomp(broker),
+            policy: ConnectionPolicy(limits: configuration.httpLimits, trustedProxies: configuration.trustedProxies,
+                                     localizer: services.localizer)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
         services: [FeedLifecycle(meetings: services.meetings, logger: logger),
@@ -45,6 +48,9 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     // Middlewares apply to the routes added after them, so they come first. Metrics sit
     // outside the problem renderer so that they see every failure's final status.
     router.add(middleware: RequestMetricsMiddleware(factory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
+    if !configuration.trustedProxies.isEmpty {
+        router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
+    }
     router.add(middleware: ProblemMiddleware(renderer: ProblemRenderer(localizer: localizer), routes: routes))
     router.add(middleware: BearerAuthMiddleware(accounts: accounts))
     router.add(middleware: NULQueryMiddleware())

@@ -45,6 +45,16 @@ public struct ServerConfiguration: Sendable {
     public var push = PushSettings()
     /// The apps that may open the service's https links (`/.well-known/...`); none by default.
     public var appIdentity = AppIdentity()
+    /// Deadlines and size limits of HTTP connections on the main port, and how many one client
+    /// address may hold (docs/operations.md).
+    public var httpLimits = HTTPConnectionLimits()
+    /// Reverse proxies whose `X-Forwarded-For`/`Forwarded` headers name the client; none by
+    /// default, so the client address is the TCP peer's.
+    public var trustedProxies = TrustedProxies()
+    /// How long a new STOMP connection (TCP accept or WebSocket upgrade) has to send CONNECT.
+    public var stompConnectTimeout = Duration.seconds(10)
+    /// The most STOMP connections not signed in yet, on both transports together.
+    public var maxUnauthenticatedStompSessions = 4096
 
     public init(
         host: String = "127.0.0.1",

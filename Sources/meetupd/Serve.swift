@@ -38,6 +38,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var push: PushOptions
     @OptionGroup var appLinks: AppLinkOptions
+    @OptionGroup var door: DoorOptions
 
     @OptionGroup var mailLimits: MailLimitOptions
 
@@ -87,6 +88,7 @@ struct Serve: AsyncParsableCommand {
         configuration.appIdentity = try appLinks.resolved()
         configuration.mailThrottle = try mailLimits.resolved()
         configuration.mediaLimits = try media.resolved()
+        try door.apply(to: &configuration)
         return configuration
     }
 

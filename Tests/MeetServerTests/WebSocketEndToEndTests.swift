@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import MeetCore
 import NIOCore
 import NIOPosix
 import ServiceLifecycle
@@ -17,7 +18,8 @@ import WebSocket
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router,
-            server: .http1WebSocket(.echo()),
+            server: .http1WebSocket(.echo(), policy: ConnectionPolicy(
+                limits: HTTPConnectionLimits(), trustedProxies: TrustedProxies(), localizer: try Localizer.bundled())),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { portContinuation.yield($0.localAddress!.port!) }
         )

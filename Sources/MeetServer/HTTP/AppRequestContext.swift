@@ -10,8 +10,9 @@ public struct AppRequestContext: RequestContext {
     /// Whether the request presented credentials that were refused (unknown, expired,
     /// revoked, banned user), so `requireUser()` can say so rather than "sign in".
     var presentedInvalidCredentials = false
-    /// The peer's IP address, for per-address throttling.
-    public let clientAddress: String?
+    /// The client's IP address, for per-address throttling: the TCP peer's, or the one a
+    /// trusted proxy forwarded (``ClientAddressMiddleware``).
+    public internal(set) var clientAddress: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

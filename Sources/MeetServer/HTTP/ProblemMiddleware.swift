@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import MeetCore
+import NIOHTTP1
 
 /// Turns every failure below it into problem+json: the app's `MeetError`s, Hummingbird's
 /// HTTP errors (unknown route, wrong method, body too big) and unexpected errors (500,
@@ -23,6 +24,9 @@ struct ProblemMiddleware: RouterMiddleware {
             return error
         case let error as any HTTPResponseError:
             return meetError(forStatus: error.status, request: request, context: context)
+        case is HTTPParserError:
+            // A body the HTTP parser refused (a malformed chunk, say): the client's fault, not ours.
+            return MeetError("request.malformed", status: 400)
         default:
             context.logger.error("Request failed", metadata: ["error": "\(String(reflecting: error))"])
             return MeetError("server.internal", status: 500)

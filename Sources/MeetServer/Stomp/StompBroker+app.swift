@@ -1,5 +1,6 @@
 import Logging
 import MeetCore
+import NIOCore
 import Stomp
 
 /// The app's STOMP broker: sessions authenticate with REST bearer tokens; destinations are
@@ -8,7 +9,11 @@ import Stomp
 func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) -> StompBroker {
     var stompLogger = logger
     stompLogger[metadataKey: "subsystem"] = "stomp"
+    var brokerConfiguration = StompBroker.Configuration()
+    brokerConfiguration.connectTimeout = TimeAmount(configuration.stompConnectTimeout)
+    brokerConfiguration.maxUnauthenticatedSessions = configuration.maxUnauthenticatedStompSessions
     let broker = StompBroker(
+        configuration: brokerConfiguration,
         authenticator: StompAccountAuthenticator(accounts: services.accounts),
         authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
         application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase),

@@ -13,7 +13,8 @@ import WebSocket
 /// Shaped like HummingbirdWebSocket's `HTTP1WebSocketUpgradeChannel`, but the upgrade goes
 /// to our own WebSocket layer: NIO's typed upgrade handler asks ``WebSocketServerUpgrader``,
 /// a refusal is answered by ``WebSocketUpgradeRefusalHandler``, and anything that is not an
-/// upgrade continues as ordinary HTTP through the router.
+/// upgrade continues as ordinary HTTP through the router. An ``HTTPConnectionGuard`` holds the
+/// door of every connection until it upgrades.
 struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
     enum UpgradeResult: Sendable {
         case webSocket(any Channel)
@@ -28,6 +29,7 @@ struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
     let responder: HTTPChannelHandler.Responder
     let http1: HTTP1Channel.Configuration
     let endpoint: WebSocketEndpoint
+    let policy: ConnectionPolicy
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -39,17 +41,19 @@ struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
                     }
                 )
             )
-            // As in Hummingbird's HTTP1Channel: NIOAsyncChannel pipelines, Hummingbird
-            // renders errors, and swift-http-types validates headers.
+            // As in Hummingbird's HTTP1Channel: NIOAsyncChannel pipelines and swift-http-types
+            // validates headers. Parse errors are answered by the guard, not by NIO's handler,
+            // which knows neither 431 nor problem documents.
             configuration.enablePipelining = false
             configuration.enableErrorHandling = false
             configuration.enableResponseHeaderValidation = false
-            configuration.decoderConfiguration.maxHeaderFieldSize = self.http1.httpDecoder.maxHeaderFieldSize
-            configuration.decoderConfiguration.maxHeaderListSize = self.http1.httpDecoder.maxHeaderListSize
+            configuration.decoderConfiguration.maxHeaderFieldSize = self.policy.limits.maxHeadSize
+            configuration.decoderConfiguration.maxHeaderListSize = self.policy.limits.maxHeadSize
             configuration.decoderConfiguration.maxHeaderFieldCount = self.http1.httpDecoder.maxHeaderFieldCount
             let upgradeResult = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
                 configuration: configuration
             )
+            try channel.pipeline.syncOperations.addHandler(HTTPConnectionGuard(policy: self.policy))
             try channel.pipeline.syncOperations.addHandler(WebSocketUpgradeRefusalHandler())
             return Value(upgradeResult: upgradeResult, channel: channel)
         }
@@ -87,6 +91,9 @@ struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
             },
             upgradePipelineHandler: { channel, request in
                 channel.eventLoop.makeCompletedFuture {
+                    // A WebSocket is no HTTP connection any more: its own deadlines and limits rule.
+                    let pipeline = channel.pipeline.syncOperations
+                    pipeline.removeHandler(try pipeline.handler(type: HTTPConnectionGuard.self), promise: nil)
                     try endpoint.addHandlers(channel, request)
                     return .webSocket(channel)
                 }
@@ -105,10 +112,12 @@ struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 with `endpoint` upgrading to WebSocket on the same port.
-    static func http1WebSocket(_ endpoint: WebSocketEndpoint, http1: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
+    /// HTTP/1.1 with `endpoint` upgrading to WebSocket on the same port, every connection
+    /// held to `policy`.
+    static func http1WebSocket(_ endpoint: WebSocketEndpoint, policy: ConnectionPolicy,
+                               http1: HTTP1Channel.Configuration = .init()) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            HTTP1WebSocketChannel(responder: responder, http1: http1, endpoint: endpoint)
+            HTTP1WebSocketChannel(responder: responder, http1: http1, endpoint: endpoint, policy: policy)
         }
     }
 }

@@ -1,0 +1,24 @@
+import MeetCore
+
+/// What every connection guard of the main port shares: the limits, the per-address counts,
+/// the canned refusals, the refusal metrics and the trusted proxies.
+struct ConnectionPolicy: Sendable {
+    let limits: HTTPConnectionLimits
+    let trustedProxies: TrustedProxies
+    let perAddress: ConnectionsPerAddress
+    let refusals: ConnectionRefusals
+    let metrics = HTTPRefusalMetrics()
+
+    init(limits: HTTPConnectionLimits, trustedProxies: TrustedProxies, localizer: any Localizing) {
+        self.limits = limits
+        self.trustedProxies = trustedProxies
+        self.perAddress = ConnectionsPerAddress(limit: limits.maxConnectionsPerAddress)
+        self.refusals = ConnectionRefusals(localizer: localizer, limits: limits)
+    }
+
+    /// Whether a connection from `peer` counts against its address: a trusted proxy speaks for
+    /// many clients, so its connections do not.
+    func countsAddress(_ peer: String) -> Bool {
+        !trustedProxies.contains(peer)
+    }
+}
