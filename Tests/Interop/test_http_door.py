@@ -42,7 +42,12 @@ def status_of(response: bytes) -> int:
 
 
 def metric(server, reason: str) -> float:
-    status, _, text = server.request("GET", "/metrics")
+    deadline = time.monotonic() + WAIT
+    while True:  # a 503 only means the server has not yet seen the test's sockets close
+        status, _, text = server.request("GET", "/metrics")
+        if status != 503 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     assert status == 200
     match = re.search(r'http_connections_refused_total\{reason="' + reason + r'"\} (\S+)', text)
     return float(match.group(1)) if match else 0.0
