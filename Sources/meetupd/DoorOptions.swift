@@ -7,6 +7,9 @@ struct DoorOptions: ParsableArguments {
     @Option(help: "Seconds a client has to send a complete request head. [env: MEETUPD_HTTP_HEAD_TIMEOUT] (default: 10)")
     var httpHeadTimeout: Double?
 
+    @Option(help: "Seconds a request body may stop arriving before the request gets 408. [env: MEETUPD_HTTP_BODY_TIMEOUT] (default: 30)")
+    var httpBodyTimeout: Double?
+
     @Option(help: "Seconds a keep-alive connection may stay idle between requests. [env: MEETUPD_HTTP_IDLE_TIMEOUT] (default: 60)")
     var httpIdleTimeout: Double?
 
@@ -32,6 +35,7 @@ struct DoorOptions: ParsableArguments {
     func apply(to configuration: inout ServerConfiguration) throws {
         var limits = configuration.httpLimits
         limits.headTimeout = try Self.seconds(httpHeadTimeout, "MEETUPD_HTTP_HEAD_TIMEOUT") ?? limits.headTimeout
+        limits.bodyTimeout = try Self.seconds(httpBodyTimeout, "MEETUPD_HTTP_BODY_TIMEOUT") ?? limits.bodyTimeout
         limits.idleTimeout = try Self.seconds(httpIdleTimeout, "MEETUPD_HTTP_IDLE_TIMEOUT") ?? limits.idleTimeout
         limits.maxHeadSize = try Self.count(maxRequestHeadBytes, "MEETUPD_MAX_REQUEST_HEAD_BYTES", minimum: 1024) ?? limits.maxHeadSize
         limits.maxBodySize = try Self.count(maxRequestBodyBytes, "MEETUPD_MAX_REQUEST_BODY_BYTES", minimum: 1) ?? limits.maxBodySize

@@ -127,6 +127,29 @@ def test_requests_the_parser_refuses_get_400_and_the_close(door, request_bytes):
     assert status_of(response) == 400 and b"request.malformed" in response
 
 
+def test_a_body_that_stops_arriving_gets_408_and_the_close(meetupd):
+    server = meetupd("--http-body-timeout", "1")
+    head = (b"POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 100\r\n\r\n")
+    sock = raw(server, head + b'{"login":')
+    response = read_until_closed(sock)  # the head deadline (10 s) is not what closes it
+    assert status_of(response) == 408 and b"request.timeout" in response
+    chunked = raw(server, head.replace(b"Content-Length: 100", b"Transfer-Encoding: chunked") + b"2\r\n{}")
+    assert status_of(read_until_closed(chunked)) == 408
+    assert metric(server, "bodyTimeout") >= 2
+
+
+def test_a_body_that_keeps_coming_is_not_cut_off(meetupd):
+    server = meetupd("--http-body-timeout", "1")
+    body = b'{"email": "nobody@example.org", "password": "wrong password"}'
+    sock = raw(server, b"POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body))
+    for start in range(0, len(body), 20):  # 1.2 s of body in all, no pause as long as the deadline
+        time.sleep(0.4)
+        sock.sendall(body[start:start + 20])
+    assert status_of(read_until_closed(sock)) == 401
+
+
 def test_a_malformed_chunked_body_is_the_clients_fault(meetupd):
     server = meetupd()
     request = (b"POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

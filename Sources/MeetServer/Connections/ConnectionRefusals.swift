@@ -14,7 +14,8 @@ struct ConnectionRefusals: Sendable {
         let body: ByteBuffer
     }
 
-    let headTimeout: Refusal
+    /// A request head, or the rest of a body, did not arrive in time (408).
+    let timeout: Refusal
     let headTooLarge: Refusal
     let bodyTooLarge: Refusal
     let malformed: Refusal
@@ -32,7 +33,7 @@ struct ConnectionRefusals: Sendable {
             return Refusal(status: status, headers: HTTPHeaders(error.headers.map { ($0.key, $0.value) }),
                            body: ByteBuffer(bytes: (try? JSONEncoder().encode(problem)) ?? Data()))
         }
-        headTimeout = refusal(MeetError("request.timeout", status: 408))
+        timeout = refusal(MeetError("request.timeout", status: 408))
         headTooLarge = refusal(MeetError("request.headTooLarge", status: 431))
         bodyTooLarge = refusal(MeetError("request.tooLarge", status: 413, arguments: ["maximum": String(limits.maxBodySize)]))
         malformed = refusal(MeetError("request.malformed", status: 400))

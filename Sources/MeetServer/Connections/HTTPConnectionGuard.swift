@@ -20,7 +20,8 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         /// No head yet. `begun`: the head deadline runs (the connection is new, or a byte of the
         /// next request arrived); otherwise the keep-alive idle timeout does.
         case awaitingHead(begun: Bool)
-        /// The head went to the router; this many body bytes followed.
+        /// The head went to the router; this many body bytes followed. The body deadline runs
+        /// while the server waits for the client's next bytes.
         case receiving(bodyBytes: Int)
         /// The whole request went to the router.
         case received
@@ -109,9 +110,11 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             request = .receiving(bodyBytes: total)
+            disarm()
             context.fireChannelRead(data)
         case (.end, .receiving):
             request = .received
+            disarm()
             context.fireChannelRead(data)
             if answered { awaitNextRequest(context: context) }
         default:
@@ -160,6 +163,14 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     // MARK: Outbound
 
+    /// The server asks for more of a body: from now on the client has the body timeout to send
+    /// some. The deadline runs only while the server waits, so a route that reads slowly (back
+    /// pressure holds the reads) is never taken for a slow client.
+    func read(context: ChannelHandlerContext) {
+        if case .receiving = request { arm(TimeAmount(limits.bodyTimeout), context: context) }
+        context.read()
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch Self.unwrapOutboundIn(data) {
         case .head(var head):
@@ -192,21 +203,31 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func arm(_ delay: TimeAmount, context: ChannelHandlerContext) {
-        timer?.cancel()
+        disarm()
         timer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
             self.timer = nil
             self.timedOut(context: context)
         }
     }
 
+    private func disarm() {
+        timer?.cancel()
+        timer = nil
+    }
+
     private func timedOut(context: ChannelHandlerContext) {
-        guard case .awaitingHead(let begun) = request else { return }
-        if begun {
+        switch request {
+        case .awaitingHead(begun: true):
             metrics.count(.headTimeout)
-            refuse(refusals.headTimeout, context: context)
-        } else {
+            refuse(refusals.timeout, context: context)
+        case .awaitingHead(begun: false):
             metrics.count(.idleTimeout)
             context.close(promise: nil)
+        case .receiving:
+            metrics.count(.bodyTimeout)
+            refuse(refusals.timeout, context: context)
+        case .received, .refused:
+            return
         }
     }
 
@@ -214,8 +235,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// cannot be followed by another one, so then the connection just closes.
     private func refuse(_ refusal: ConnectionRefusals.Refusal, context: ChannelHandlerContext) {
         request = .refused
-        timer?.cancel()
-        timer = nil
+        disarm()
         guard !responding else {
             context.close(promise: nil)
             return

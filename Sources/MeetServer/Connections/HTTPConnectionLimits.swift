@@ -5,6 +5,9 @@ public struct HTTPConnectionLimits: Sendable {
     /// How long a client has to send a complete request head, counted from the connection's
     /// start or from the first byte of a later request; a slow sender then gets 408 and the close.
     public var headTimeout: Duration = .seconds(10)
+    /// How long a request body may stop arriving while the server waits for it; the client then
+    /// gets 408 and the close. Without it a body sent a byte now and then holds its connection.
+    public var bodyTimeout: Duration = .seconds(30)
     /// How long a keep-alive connection may sit between requests before it is closed.
     public var idleTimeout: Duration = .seconds(60)
     /// The largest request head (request line and headers); larger ones get 431 and the close.

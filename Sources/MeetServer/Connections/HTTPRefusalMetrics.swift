@@ -6,6 +6,8 @@ struct HTTPRefusalMetrics: Sendable {
     enum Reason: String, CaseIterable, Sendable {
         /// The request head did not arrive within the head timeout.
         case headTimeout
+        /// A request body stopped arriving for longer than the body timeout.
+        case bodyTimeout
         /// A keep-alive connection stayed idle past the idle timeout.
         case idleTimeout
         /// The request head was larger than allowed (431).
