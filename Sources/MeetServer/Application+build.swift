@@ -28,7 +28,7 @@ public func buildApplication(
                    ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger),
                    MediaSweeper(media: services.media, logger: logger)]
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
-               try makePushDispatcher(configuration, services: services, logger: logger)]
+               try makePushDispatcher(configuration, services: services, broker: broker, logger: logger)]
             + [ChatEventsService(chat: services.chat, logger: logger)]
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
@@ -118,7 +118,8 @@ struct AppServices {
         let geocoder = geocoder
         meetings = MeetingService(database: database, resolvePlace: { try await geocoder.place(for: $0) }, now: configuration.now)
         chat = ChatService(
-            database: database, now: configuration.now, burst: configuration.chatBurst, perSecond: configuration.chatMessagesPerSecond)
+            database: database, now: configuration.now, burst: configuration.chatBurst, perSecond: configuration.chatMessagesPerSecond,
+            pushDelay: configuration.push.chatDelay)
         changes = try ChangeTail(database: database, now: configuration.now)
         meetings.follow(changes)
         ModerationService.endSessionsOfBannedUsers(following: changes, in: accounts.liveSessions)

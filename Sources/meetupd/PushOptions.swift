@@ -14,6 +14,9 @@ struct PushOptions: ParsableArguments {
     @Option(help: "Seconds to wait after a push's first failure; doubled per attempt up to an hour. [env: MEETUPD_PUSH_RETRY_BASE] (default: 2)")
     var pushRetryBase: Double?
 
+    @Option(help: "Seconds a chat message's push waits for the room's next messages, to go out as one. [env: MEETUPD_CHAT_PUSH_DELAY] (default: 5)")
+    var chatPushDelay: Double?
+
     @Option(help: "APNs signing key (.p8); with --apns-key-id and --apns-team-id, pushes to iPhones go to APNs instead of the pushdrop. [env: MEETUPD_APNS_KEY_FILE]")
     var apnsKeyFile: String?
 
@@ -55,6 +58,10 @@ struct PushOptions: ParsableArguments {
                 throw ValidationError("The push retry base must be between 0 and 3600 seconds, not \(base).")
             }
             settings.retry.baseDelay = base
+        }
+        if let delay = try Self.number(chatPushDelay, "MEETUPD_CHAT_PUSH_DELAY", as: Double.self) {
+            guard (0...3600).contains(delay) else { throw ValidationError("The chat push delay must be between 0 and 3600 seconds, not \(delay).") }
+            settings.chatDelay = delay
         }
         return settings
     }

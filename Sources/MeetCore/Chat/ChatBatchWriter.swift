@@ -25,6 +25,8 @@ struct ChatWritten: Sendable {
 /// write does not undo the others.
 struct ChatBatchWriter: Sendable {
     let database: AppDatabase
+    /// How long a room's pushes wait for more messages (``ChatPushes``).
+    let pushDelay: TimeInterval
 
     func write(_ writes: [ChatWrite]) async -> [Result<ChatWritten, any Error>] {
         do {
@@ -80,6 +82,7 @@ struct ChatBatchWriter: Sendable {
         guard !meeting.isCancelled else { throw MeetError.roomReadOnly }
         let message = try ChatRoomLog.appendMessage(post.draft, text: post.text, by: post.senderId,
                                                     toRoom: roomId, kind: .meeting, meetingId: post.meetingId, at: post.at, in: db)
+        try ChatPushes.enqueue(message, inMeeting: post.meetingId, title: meeting.title, delay: pushDelay, in: db)
         return .init(message: message, isRepeat: false)
     }
 }

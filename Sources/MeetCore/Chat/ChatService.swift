@@ -35,11 +35,14 @@ public final class ChatService: Sendable {
     private let eventReader = Mutex(EventReaderState.idle)
     let queue: ChatCommitQueue<ChatWrite, ChatWritten>
 
-    public init(database: AppDatabase, now: @escaping @Sendable () -> Date, burst: Int = 10, perSecond: Double = 1) {
+    /// `pushDelay`: how long the pushes of a room's message wait for the messages that follow
+    /// it, to go out as one (``ChatPushes``).
+    public init(database: AppDatabase, now: @escaping @Sendable () -> Date, burst: Int = 10, perSecond: Double = 1,
+                pushDelay: TimeInterval = ChatPushes.defaultDelay) {
         self.database = database
         self.now = now
         self.rateLimit = ChatRateLimit(burst: burst, perSecond: perSecond)
-        let writer = ChatBatchWriter(database: database)
+        let writer = ChatBatchWriter(database: database, pushDelay: pushDelay)
         let listener = self.listener
         queue = ChatCommitQueue { writes in
             let outcomes = await writer.write(writes)

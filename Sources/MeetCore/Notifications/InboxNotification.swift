@@ -28,9 +28,18 @@ public struct InboxNotification: Codable, Sendable, Equatable, FetchableRecord, 
         seq = inserted.rowID
     }
 
-    /// The localization keys of its title and body: `notification.<kind>.title` / `.body`.
-    public var titleKey: String { "notification.\(kind).title" }
+    /// The localization keys of its title and body: `notification.<kind>.title` / `.body`;
+    /// a chat push of several messages has its own title (`notification.chat.messages.title`).
+    public var titleKey: String {
+        kind == ChatPushes.kind && (Int(arguments["count"] ?? "") ?? 1) > 1 ? "notification.chat.messages.title" : "notification.\(kind).title"
+    }
     public var bodyKey: String { "notification.\(kind).body" }
+
+    /// A newer push with the same key replaces this one on the phone (`apns-collapse-id`, FCM
+    /// `collapse_key` and `tag`): its thread's, but a room's chat pushes replace only each other.
+    public var collapseKey: String {
+        kind == ChatPushes.kind ? "chat.\(subjectId)" : thread
+    }
 }
 
 /// Where a notification opens in the app.

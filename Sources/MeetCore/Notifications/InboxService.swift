@@ -25,7 +25,7 @@ public struct InboxService: Sendable {
             before = value
         }
         let items = try await database.reader.read { [before] db in
-            try InboxNotification.filter(Column("userId") == userId && Column("seq") < before)
+            try Self.entries(of: userId).filter(Column("seq") < before)
                 .order(Column("seq").desc).limit(limit + 1).fetchAll(db)
         }
         let page = Array(items.prefix(limit))
@@ -36,7 +36,7 @@ public struct InboxService: Sendable {
     /// them when `ids` is nil; answers how many stay unread.
     public func markRead(_ ids: [String]?, of userId: String) async throws -> Int {
         try await database.writer.write { [now] db in
-            var unread = InboxNotification.filter(Column("userId") == userId && Column("readAt") == nil)
+            var unread = Self.entries(of: userId).filter(Column("readAt") == nil)
             if let ids { unread = unread.filter(ids.contains(Column("id"))) }
             try unread.updateAll(db, Column("readAt").set(to: now()))
             return try Self.unreadCount(of: userId, db)
@@ -45,6 +45,12 @@ public struct InboxService: Sendable {
 
     /// How many of `userId`'s notifications are unread: the badge on the app's icon.
     public static func unreadCount(of userId: String, _ db: Database) throws -> Int {
-        try InboxNotification.filter(Column("userId") == userId && Column("readAt") == nil).fetchCount(db)
+        try entries(of: userId).filter(Column("readAt") == nil).fetchCount(db)
+    }
+
+    /// `userId`'s inbox entries: their notifications but those of chat messages, which the room
+    /// list counts (``ChatPushes``).
+    static func entries(of userId: String) -> QueryInterfaceRequest<InboxNotification> {
+        InboxNotification.filter(Column("userId") == userId && Column("kind") != ChatPushes.kind)
     }
 }

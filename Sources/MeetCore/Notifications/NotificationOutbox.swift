@@ -21,14 +21,14 @@ enum NotificationOutbox {
         }
     }
 
-    /// One push job per enabled device of the notification's user.
-    /// None for a muted thread; held until the end of the user's quiet hours unless urgent.
-    static func enqueuePushes(of notification: InboxNotification, at now: Double, _ db: Database) throws {
+    /// One push job per enabled device of the notification's user, due at `notBefore` at the
+    /// earliest. None for a muted thread; held until the end of the user's quiet hours unless urgent.
+    static func enqueuePushes(of notification: InboxNotification, at now: Double, notBefore: Double? = nil, _ db: Database) throws {
         guard let dueAt = try NotificationPreferences.pushDue(of: notification, at: now, db) else { return }
         try db.execute(sql: """
             INSERT INTO pushJob (notificationId, deviceId, state, attempts, dueAt, updatedAt)
             SELECT ?, id, 'pending', 0, ?, ? FROM device WHERE userId = ? AND disabledAt IS NULL
-            """, arguments: [notification.id, dueAt, now, notification.userId])
+            """, arguments: [notification.id, max(dueAt, notBefore ?? dueAt), now, notification.userId])
     }
 
     /// Events that tell someone something; the rest (a meeting created, a member removed

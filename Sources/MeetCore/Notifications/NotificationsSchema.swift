@@ -73,5 +73,9 @@ enum NotificationsSchema {
                 t.primaryKey(["userId", "thread"])
             }
         },
+        Migration(name: "453 index notification by subject") { db in
+            // Each chat message looks for every member's waiting push of its room (ChatPushes).
+            try db.create(index: "notificationBySubject", on: "notification", columns: ["userId", "kind", "subjectId"])
+        },
     ]
 }

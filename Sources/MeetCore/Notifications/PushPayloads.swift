@@ -1,7 +1,7 @@
 import Foundation
 
 /// Builds the documented APNs and FCM JSON of a notification, in its device's language:
-/// title and body localized, the thread as `thread-id` / collapse key, the user's unread
+/// title and body localized, the thread as `thread-id`, a collapse key, the user's unread
 /// count as badge, and the notification's id, kind, subject and deeplink as custom data.
 public struct PushPayloads: Sendable {
     let localizer: Localizer
@@ -32,7 +32,7 @@ public struct PushPayloads: Sendable {
             headers = [
                 "apns-push-type": "alert", "apns-topic": apnsTopic, "apns-priority": "10",
                 // Threads are `meeting.{id}`-like ASCII, within the 64 bytes APNs allows.
-                "apns-expiration": String(expiry), "apns-collapse-id": notification.thread,
+                "apns-expiration": String(expiry), "apns-collapse-id": notification.collapseKey,
             ]
             body = try Self.encoder.encode(APNsBody(
                 aps: .init(alert: text, badge: delivery.badge, threadID: notification.thread),
@@ -47,8 +47,8 @@ public struct PushPayloads: Sendable {
                     "deeplink": notification.deeplink, "badge": String(delivery.badge),
                 ],
                 android: .init(
-                    collapseKey: notification.thread, priority: "high", ttl: "\(Int(timeToLive))s",
-                    notification: .init(tag: notification.thread, notificationCount: delivery.badge)))))
+                    collapseKey: notification.collapseKey, priority: "high", ttl: "\(Int(timeToLive))s",
+                    notification: .init(tag: notification.collapseKey, notificationCount: delivery.badge)))))
         }
         return PushMessage(
             service: device.pushService, environment: device.environment, token: device.token, notificationId: notification.id,

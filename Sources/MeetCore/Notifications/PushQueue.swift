@@ -27,7 +27,8 @@ public struct PushQueue: Sendable {
     }
 
     /// Claims up to `limit` due jobs, oldest due first, and counts the attempt; each comes
-    /// with what its push is built from.
+    /// with what its push is built from. A chat push gets the text of what is unread in its
+    /// room now; one whose room has nothing unread left is dropped here.
     public func claim(limit: Int) async throws -> [PushDelivery] {
         try await database.writer.write { [now] db in
             let time = now().timeIntervalSince1970
@@ -38,14 +39,32 @@ public struct PushQueue: Sendable {
                 """, arguments: [time, time, limit])
             guard !ids.isEmpty else { return [] }
             var badges: [String: Int] = [:]
+            var notifications: [String: InboxNotification?] = [:]
             return try PushJob.filter(ids.contains(Column("id"))).order(Column("id")).fetchAll(db).compactMap { job in
-                guard let notification = try InboxNotification.filter(Column("id") == job.notificationId).fetchOne(db),
-                      let device = try Device.fetchOne(db, key: job.deviceId) else { return nil }
-                let badge = try badges[notification.userId] ?? InboxService.unreadCount(of: notification.userId, db)
+                if notifications[job.notificationId] == nil {
+                    notifications[job.notificationId] = try Self.notification(job.notificationId, db)
+                }
+                guard let notification = notifications[job.notificationId] ?? nil else {
+                    try job.delete(db)
+                    return nil
+                }
+                guard let device = try Device.fetchOne(db, key: job.deviceId) else { return nil }
+                let badge = try badges[notification.userId] ?? Self.badge(of: notification.userId, db)
                 badges[notification.userId] = badge
                 return PushDelivery(job: job, notification: notification, device: device, badge: badge)
             }
         }
+    }
+
+    /// The notification a job pushes, a chat one with its text; nil when there is nothing to push.
+    private static func notification(_ id: String, _ db: Database) throws -> InboxNotification? {
+        guard let notification = try InboxNotification.filter(Column("id") == id).fetchOne(db) else { return nil }
+        return notification.kind == ChatPushes.kind ? try ChatPushes.compose(notification, in: db) : notification
+    }
+
+    /// The number on the app's icon: unread inbox entries plus unread chat messages.
+    static func badge(of userId: String, _ db: Database) throws -> Int {
+        try InboxService.unreadCount(of: userId, db) + ChatUnread.total(for: userId, in: db)
     }
 
     /// The earliest time a pending job falls due, if any.
@@ -82,6 +101,9 @@ public struct PushQueue: Sendable {
                     job.state = .dead
                     job.lastError = reason
                     try Self.disable(device: job.deviceId, reason: reason, at: time, db)
+                case .withdrawn:
+                    try job.delete(db)
+                    continue
                 }
                 try job.update(db)
             }
@@ -132,6 +154,8 @@ public enum PushOutcome: Sendable, Equatable {
     /// The service says the token is dead (APNs `Unregistered`, FCM `UNREGISTERED`): the
     /// device is disabled.
     case tokenRefused(reason: String)
+    /// Not sent, and not to be: its user is reading the room it is about. The job is removed.
+    case withdrawn
 }
 
 /// How failed pushes are retried: exponential backoff with jitter, up to a number of attempts.

@@ -50,12 +50,14 @@ struct LiveNotifications: Service {
         encoder.dateEncodingStrategy = .iso8601
         var last = seq
         for (notification, locale) in fresh {
+            last = notification.seq ?? last
+            // Chat messages reach connected sessions through their rooms, not this queue.
+            guard notification.kind != ChatPushes.kind else { continue }
             let language = localizer.language(acceptLanguage: locale)
             let body = try encoder.encode(NotificationBody(notification, language: language, localizer: localizer))
             broker.send(
                 toUser: notification.userId, destination: Self.destination, headers: ["content-type": "application/json"],
                 body: ByteBuffer(bytes: body))
-            last = notification.seq ?? last
         }
         return last
     }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MeetCore
 import ServiceLifecycle
+import Stomp
 
 /// Drains the push outbox: claims due jobs in batches, builds each push in its device's
 /// language, hands it to the transport of its service and records the outcome. Wakes when
@@ -25,6 +26,9 @@ struct PushDispatcher: Service {
     let configuration: Configuration
     let logger: Logger
     let now: @Sendable () -> Date
+    /// Whether a user has the chat room of a meeting open (subscribed) now: its chat pushes
+    /// are withdrawn, since they read it there.
+    let isReading: @Sendable (_ userId: String, _ meetingId: String) -> Bool
 
     func run() async throws {
         let queue = PushQueue(database: database, retry: configuration.retry, now: now)
@@ -66,6 +70,10 @@ struct PushDispatcher: Service {
         await withTaskGroup(of: (job: PushJob, outcome: PushOutcome).self) { group in
             for delivery in batch {
                 group.addTask {
+                    let notification = delivery.notification
+                    if notification.kind == ChatPushes.kind, isReading(notification.userId, notification.subjectId) {
+                        return (delivery.job, .withdrawn)
+                    }
                     do {
                         let message = try payloads.message(for: delivery)
                         return (delivery.job, await transports.transport(for: message.service).deliver(message))
@@ -99,8 +107,9 @@ struct PushTransports: Sendable {
 }
 
 /// The dispatcher as configured: each service through its network transport when set up,
-/// else to the pushdrop.
-func makePushDispatcher(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) throws -> PushDispatcher {
+/// else to the pushdrop; no chat push to whoever is subscribed to its room on `broker`.
+func makePushDispatcher(_ configuration: ServerConfiguration, services: AppServices, broker: StompBroker,
+                        logger: Logger) throws -> PushDispatcher {
     let settings = configuration.push
     let pushdrop = try FilePushTransport(directory: URL(fileURLWithPath: configuration.pushdropPath))
     let http = settings.apns == nil && settings.fcm == nil ? nil : try PushHTTP.make(trustingAlso: settings.trustedCertificatesFile)
@@ -119,5 +128,6 @@ func makePushDispatcher(_ configuration: ServerConfiguration, services: AppServi
         payloads: PushPayloads(localizer: services.localizer, apnsTopic: settings.apnsTopic),
         transports: transports,
         configuration: .init(batchSize: settings.batchSize, retry: settings.retry),
-        logger: dispatcherLogger, now: configuration.now)
+        logger: dispatcherLogger, now: configuration.now,
+        isReading: { userId, meetingId in broker.isSubscribed(user: userId, to: "/topic/meetings.\(meetingId).chat") })
 }

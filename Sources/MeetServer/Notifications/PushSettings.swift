@@ -31,6 +31,8 @@ public struct PushSettings: Sendable {
     public var apnsTopic = "org.example.meetup"
     /// Retries of failed pushes: attempts, backoff.
     public var retry = PushRetryPolicy()
+    /// How long a chat message's push waits for the room's next messages (``ChatPushes``).
+    public var chatDelay = ChatPushes.defaultDelay
     /// Jobs the dispatcher claims and delivers concurrently at a time.
     public var batchSize = 64
     /// Real delivery to Apple's and Google's services; a service left nil (the default) goes

@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+
+/// Pushes about chat messages, for members who are away from the room.
+///
+/// A message queues, in the transaction that stores it, one notification per member with a
+/// device (not the sender, not those who muted the meeting) whose pushes wait for
+/// ``delay``: while that room's notification is still waiting, further messages add nothing,
+/// so a burst becomes one push. Its text is written when the dispatcher claims it, from what
+/// is unread then ("Ann and 2 others: …", "3 new messages"), and a member who has read
+/// everything by then gets none. Chat notifications are not inbox entries: the room list has
+/// their unread counts, and the badge adds them up.
+public enum ChatPushes {
+    /// The notification kind of chat pushes (keys `notification.chat.message.*`, and
+    /// `notification.chat.messages.title` for several messages).
+    public static let kind = "chat.message"
+    /// How long a room's first unread message waits for the ones that follow it.
+    public static let defaultDelay: TimeInterval = 5
+    /// The most characters of a message's text a push shows.
+    static let textLimit = 180
+
+    /// Queues the pushes of a member's new `message` in the room of meeting `meetingId`.
+    static func enqueue(_ message: ChatMessage, inMeeting meetingId: String, title: String, delay: TimeInterval, in db: Database) throws {
+        guard message.type == .message, let senderId = message.senderId else { return }
+        let now = message.sentAt.timeIntervalSince1970
+        let thread = "meeting.\(meetingId)"
+        let recipients = try String.fetchAll(db, sql: """
+            SELECT DISTINCT member.userId FROM meetingMember AS member
+            JOIN device ON device.userId = member.userId AND device.disabledAt IS NULL
+            WHERE member.meetingId = ? AND member.userId <> ?
+              AND NOT EXISTS (SELECT 1 FROM notificationMute AS mute WHERE mute.userId = member.userId AND mute.thread = ?)
+              AND NOT EXISTS (
+                  SELECT 1 FROM notification JOIN pushJob ON pushJob.notificationId = notification.id AND pushJob.state = 'pending'
+                  WHERE notification.userId = member.userId AND notification.kind = ? AND notification.subjectId = ?)
+            """, arguments: [meetingId, senderId, thread, kind, meetingId])
+        for recipient in recipients {
+            var notification = InboxNotification(
+                id: RandomToken.id(), userId: recipient, kind: kind, subjectId: meetingId,
+                deeplink: Deeplink.chat(meetingId), thread: thread, arguments: ["title": title], createdAt: message.sentAt)
+            try notification.insert(db)
+            try NotificationOutbox.enqueuePushes(of: notification, at: now, notBefore: now + delay, db)
+        }
+    }
+
+    /// `notification` with the text of what its user has not read in the room yet, or nil
+    /// when they have read it all (or it was deleted): then there is nothing to push.
+    static func compose(_ notification: InboxNotification, in db: Database) throws -> InboxNotification? {
+        let roomId = ChatRoomID.meeting(notification.subjectId)
+        let unread: SQL = """
+            FROM chatMessage WHERE roomId = \(roomId) AND type = 'message' AND deletedAt IS NULL
+              AND senderId IS NOT \(notification.userId)
+              AND seq > COALESCE((SELECT lastReadSeq FROM chatReadMarker WHERE roomId = \(roomId) AND userId = \(notification.userId)), 0)
+            """
+        guard let summary = try Row.fetchOne(db, SQLRequest<Row>(literal: """
+                  SELECT COUNT(*) AS count, COUNT(DISTINCT senderId) AS senders, MAX(seq) AS lastSeq \(unread)
+                  """)),
+              let lastSeq = summary["lastSeq"] as Int64?,
+              let last = try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.roomId = ? AND chatMessage.seq = ?",
+                                          arguments: [roomId, lastSeq]).map(ChatMessage.init(row:))
+        else { return nil }
+        var composed = notification
+        composed.arguments["count"] = String(summary["count"] as Int)
+        composed.arguments["others"] = String((summary["senders"] as Int) - 1)
+        composed.arguments["sender"] = last.senderName ?? ""
+        composed.arguments["text"] = excerpt(of: last)
+        composed.arguments["seq"] = String(lastSeq)
+        return composed
+    }
+
+    /// The message's text, cut at ``textLimit`` characters; a camera for photos without text.
+    static func excerpt(of message: ChatMessage) -> String {
+        guard let text = message.text, !text.isEmpty else { return message.attachments.isEmpty ? "" : "📷" }
+        guard text.count > textLimit else { return text }
+        return text.prefix(textLimit).trimmingCharacters(in: .whitespacesAndNewlines) + "…"
+    }
+}
