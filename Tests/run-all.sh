@@ -22,4 +22,5 @@ fi
 swift build --build-tests
 # A hung test fails the run within minutes and leaves its stacks in the log.
 bash Tests/swift-tests.sh
-MEETUPD_BIN="$(swift build --show-bin-path)/meetupd" "$venv/bin/python" -m pytest -q Tests/Interop
+# A hung interop test fails alone after 10 minutes instead of holding the whole run.
+MEETUPD_BIN="$(swift build --show-bin-path)/meetupd" "$venv/bin/python" -m pytest -q --timeout=600 Tests/Interop
