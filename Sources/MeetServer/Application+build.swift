@@ -108,7 +108,8 @@ struct AppServices {
         localizer = try Localizer.bundled()
         accounts = AccountService(
             database: database,
-            mailer: MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath), now: configuration.now),
+            mailer: configuration.smtp.map { SMTPMailer(settings: $0, sender: MaildropMailer.defaultSender, now: configuration.now) as any Mailer }
+                ?? MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath), now: configuration.now),
             localizer: localizer,
             links: AppLinks(base: configuration.linkBase),
             hasher: PasswordHasher(parameters: configuration.passwordHashing),

@@ -39,6 +39,8 @@ public struct ServerConfiguration: Sendable {
     public var chatMessagesPerSecond = 1.0
     /// How many account mails go out per hour to one address and for one client address.
     public var mailThrottle = MailThrottle()
+    /// The SMTP server mail goes to; nil (the default) writes `.eml` files to the maildrop.
+    public var smtp: SMTPSettings?
     /// Upload size and pixel limits, per-user limits, the unused-upload grace period.
     public var mediaLimits = MediaLimits()
     /// How pushes are built, delivered and retried.

@@ -41,6 +41,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var door: DoorOptions
 
     @OptionGroup var mailLimits: MailLimitOptions
+    @OptionGroup var mailTransport: MailTransportOptions
 
     @OptionGroup var media: MediaOptions
 
@@ -87,6 +88,7 @@ struct Serve: AsyncParsableCommand {
         configuration.push = try push.resolved()
         configuration.appIdentity = try appLinks.resolved()
         configuration.mailThrottle = try mailLimits.resolved()
+        configuration.smtp = try mailTransport.resolved()
         configuration.mediaLimits = try media.resolved()
         try door.apply(to: &configuration)
         return configuration

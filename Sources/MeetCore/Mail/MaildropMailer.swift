@@ -10,7 +10,10 @@ public struct MaildropMailer: Mailer {
     /// Dates each message (its `Date:` header and file name).
     let now: @Sendable () -> Date
 
-    public init(directory: URL, sender: String = "meetupd <no-reply@meetupd.local>", now: @escaping @Sendable () -> Date) {
+    /// The `From:` of the service's mails unless configured otherwise.
+    public static let defaultSender = "meetupd <no-reply@meetupd.local>"
+
+    public init(directory: URL, sender: String = defaultSender, now: @escaping @Sendable () -> Date) {
         self.directory = directory
         self.sender = sender
         self.now = now
@@ -31,7 +34,8 @@ public struct MaildropMailer: Mailer {
     }
 
     /// The message text with CRLF line ends; non-ASCII subjects become RFC 2047 encoded words.
-    static func render(_ mail: Mail, from sender: String, date: Date, messageID: String) -> String {
+    /// Every transport sends exactly this text.
+    public static func render(_ mail: Mail, from sender: String, date: Date, messageID: String) -> String {
         let headers = [
             "From: \(sender)",
             "To: \(mail.to)",

@@ -1,0 +1,130 @@
+"""Mail through the `smtp` transport to a real SMTP server the test starts on loopback
+(aiosmtpd): AUTH PLAIN over plain text where the operator allows it, and STARTTLS with a
+certificate the test makes, the server refusing any mail before TLS and sign-in. The account
+mails arrive whole (UTF-8 subject, the confirmation link) and work."""
+import email
+import email.policy
+import os
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import tempfile
+import threading
+import time
+import uuid
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult
+
+from push_fakes import Credentials
+
+WAIT = 20  # seconds a mail may take on a loaded machine; never a timing assertion
+USER, PASSWORD = "meetupd", "s3cret-пароль"
+
+
+class Mailbox:
+    """The SMTP server's handler: keeps every message it accepts."""
+
+    def __init__(self):
+        self.messages = []
+        self.cond = threading.Condition()
+
+    async def handle_DATA(self, server, session, envelope):
+        with self.cond:
+            self.messages.append(envelope)
+            self.cond.notify_all()
+        return "250 Message accepted"
+
+    def wait(self, count):
+        deadline = time.monotonic() + WAIT
+        with self.cond:
+            while len(self.messages) < count:
+                remaining = deadline - time.monotonic()
+                assert remaining > 0, f"expected {count} mails, got {len(self.messages)}"
+                self.cond.wait(remaining)
+            return list(self.messages)
+
+
+def authenticate(server, session, envelope, mechanism, auth_data):
+    ok = auth_data.login == USER.encode() and auth_data.password == PASSWORD.encode()
+    return AuthResult(success=ok)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def smtp_server(**options):
+    mailbox = Mailbox()
+    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port(), authenticator=authenticate,
+                            auth_required=True, **options)
+    controller.start()
+    return controller, mailbox
+
+
+def register(server, locale):
+    address = f"user-{uuid.uuid4().hex[:12]}@example.org"
+    status, _, body = server.request("POST", "/api/v1/auth/register",
+                                     {"email": address, "password": "correct horse battery", "displayName": "Оля",
+                                      "locale": locale})
+    assert status == 201, body
+    return address
+
+
+def confirmation(envelope, address):
+    assert envelope.mail_from == "no-reply@meetupd.local" and envelope.rcpt_tos == [address]
+    message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+    assert message["To"] == address
+    token = re.search(r"/auth/confirm\?token=(\S+)", message.get_content()).group(1)
+    return message, token
+
+
+# Plain-text AUTH is the operator's choice here (a relay on the same host); aiosmtpd warns.
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
+def test_account_mail_over_smtp_with_auth_plain(meetupd, monkeypatch):
+    controller, mailbox = smtp_server(auth_require_tls=False)
+    try:
+        monkeypatch.setenv("MEETUPD_SMTP_PASSWORD", PASSWORD)
+        server = meetupd("--mail-transport", "smtp", "--smtp-host", "127.0.0.1", "--smtp-port", str(controller.port),
+                         "--smtp-username", USER)
+        address = register(server, "uk")
+        [envelope] = mailbox.wait(1)
+        message, token = confirmation(envelope, address)
+        assert re.search(r"[а-яіїє]", message["Subject"]), message["Subject"]
+        assert server.request("POST", "/api/v1/auth/confirm", {"token": token})[0] == 200
+        assert not os.path.exists(os.path.join(server.data, "maildrop")) or not os.listdir(os.path.join(server.data, "maildrop"))
+    finally:
+        controller.stop()
+
+
+def test_account_mail_over_starttls(meetupd, monkeypatch):
+    folder = tempfile.mkdtemp(prefix="meetupd-smtp-")
+    credentials = Credentials(folder)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(credentials.cert_file, credentials.key_file)
+    controller, mailbox = smtp_server(tls_context=context, require_starttls=True)
+    try:
+        monkeypatch.setenv("MEETUPD_SMTP_PASSWORD", PASSWORD)
+        server = meetupd("--mail-transport", "smtp", "--smtp-host", "127.0.0.1", "--smtp-port", str(controller.port),
+                         "--smtp-starttls", "--smtp-ca-file", credentials.cert_file, "--smtp-username", USER)
+        address = register(server, "en")
+        [envelope] = mailbox.wait(1)
+        _, token = confirmation(envelope, address)
+        assert server.request("POST", "/api/v1/auth/confirm", {"token": token})[0] == 200
+    finally:
+        controller.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_bad_smtp_settings_are_refused_before_start():
+    binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEETUPD_SMTP")}
+    for flags, words in ((["--mail-transport", "smtp"], "--smtp-host"), (["--mail-transport", "pigeon"], "maildrop or smtp"),
+                         (["--mail-transport", "smtp", "--smtp-host", "h", "--smtp-username", "u"], "MEETUPD_SMTP_PASSWORD")):
+        result = subprocess.run([binary, "serve", "--port", "0", *flags], capture_output=True, text=True, timeout=60, env=env)
+        assert result.returncode != 0 and words in result.stderr, result.stderr
