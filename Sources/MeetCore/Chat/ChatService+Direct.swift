@@ -44,3 +44,11 @@ extension ChatService {
         try await database.reader.read { db in try DirectInbox.entries(of: userId, after: position, limit: limit, in: db) }
     }
 }
+
+extension ChatService {
+    /// Refuses, as an unknown user (`user.notFound`), anyone `userId` may not write to now: what
+    /// is relayed without being stored (typing) asks this first.
+    public func requireDirectPeer(_ peerId: String, of userId: String) async throws {
+        try await database.reader.read { db in try DirectConversation.requireFriends(userId, peerId, in: db) }
+    }
+}

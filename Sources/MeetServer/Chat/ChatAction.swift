@@ -1,9 +1,9 @@
 /// A SEND to a meeting's chat room on the application side, `/app/meetings.{id}.{action}`:
 /// `chat` posts a message, `read` moves the sender's read marker, `edit` and `delete` change
-/// an earlier message (docs/chat.md).
+/// an earlier message, `typing` tells the room the sender is typing (docs/chat.md).
 struct ChatAction: Equatable {
     enum Kind: String {
-        case chat, read, edit, delete
+        case chat, read, edit, delete, typing
     }
 
     var meetingId: String

@@ -4,7 +4,8 @@ import NIOCore
 import Stomp
 
 /// The app's `/app/...` destinations on the broker: `/app/direct.{userId}...` are direct
-/// messages (``DirectApplication``); `/app/meetings.{id}.chat` posts to the meeting's room, `/app/meetings.{id}.read` moves the sender's read marker, `.edit` and
+/// messages (``DirectApplication``); `.typing` of either is relayed, never stored
+/// (``TypingRelay``); `/app/meetings.{id}.chat` posts to the meeting's room, `/app/meetings.{id}.read` moves the sender's read marker, `.edit` and
 /// `.delete` change an earlier message (stored as events with their own seq). The broker sends
 /// the sender's RECEIPT when the returned future completes, which ``ChatService`` does only
 /// once the message (or marker) is committed; the broadcast to
@@ -12,10 +13,11 @@ import Stomp
 struct ChatRoomApplication: StompApplication {
     let chat: ChatService
     let linkBase: String
+    let typing: TypingRelay
     /// How many missed messages one catch-up page reads.
     static let catchUpPage = 100
 
-    var direct: DirectApplication { DirectApplication(chat: chat, linkBase: linkBase) }
+    var direct: DirectApplication { DirectApplication(chat: chat, linkBase: linkBase, typing: typing) }
 
     func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let user = message.principal.userID
@@ -23,7 +25,7 @@ struct ChatRoomApplication: StompApplication {
         if let action = DirectAction(appDestination: message.destination) {
             return eventLoop.makeFutureWithTask { [direct] in
                 do {
-                    try await direct.receive(action, body: body, from: user)
+                    try await direct.receive(action, body: body, from: user, broker: broker, on: eventLoop)
                 } catch let error as MeetError {
                     throw StompRefusal(error)
                 }
@@ -32,7 +34,7 @@ struct ChatRoomApplication: StompApplication {
         guard let action = ChatAction(appDestination: message.destination) else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.unknown", message: "cannot send to /app\(message.destination)"))
         }
-        return eventLoop.makeFutureWithTask { [chat] in
+        return eventLoop.makeFutureWithTask { [chat, typing] in
             do {
                 switch action.kind {
                 case .chat:
@@ -47,6 +49,10 @@ struct ChatRoomApplication: StompApplication {
                 case .delete:
                     let target = try Self.decode(ChatSeqRequest.self, body, shape: "{seq}")
                     try await chat.delete(target.seq, in: action.meetingId, by: user)
+                case .typing:
+                    // Membership was checked by the authorizer, like any SEND to the room.
+                    let request = try Self.decode(TypingRequest.self, body, shape: "{typing}")
+                    typing.receive(typing: request.typing, from: user, to: .meeting(action.meetingId), broker: broker, on: eventLoop)
                 }
             } catch let error as MeetError {
                 throw StompRefusal(error)

@@ -6,6 +6,8 @@ struct DirectAction: Equatable {
         case message
         /// `/app/direct.{userId}.read`: the sender's read marker.
         case read
+        /// `/app/direct.{userId}.typing`: the sender is typing to that friend.
+        case typing
     }
 
     var peerId: String

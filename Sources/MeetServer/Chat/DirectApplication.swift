@@ -12,8 +12,9 @@ struct DirectApplication: Sendable {
     static let queue = "/user/queue/direct"
     let chat: ChatService
     let linkBase: String
+    let typing: TypingRelay
 
-    func receive(_ action: DirectAction, body: Data, from user: String) async throws {
+    func receive(_ action: DirectAction, body: Data, from user: String, broker: StompBroker, on eventLoop: any EventLoop) async throws {
         switch action.kind {
         case .message:
             _ = try await chat.postDirect(
@@ -22,6 +23,10 @@ struct DirectApplication: Sendable {
         case .read:
             let marker = try ChatRoomApplication.decode(ChatSeqRequest.self, body, shape: "{seq}")
             _ = try await chat.markDirectRead(with: action.peerId, upTo: marker.seq, by: user)
+        case .typing:
+            let request = try ChatRoomApplication.decode(TypingRequest.self, body, shape: "{typing}")
+            try await chat.requireDirectPeer(action.peerId, of: user)
+            typing.receive(typing: request.typing, from: user, to: .direct(action.peerId), broker: broker, on: eventLoop)
         }
     }
 

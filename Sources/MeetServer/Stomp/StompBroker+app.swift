@@ -16,7 +16,7 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
         configuration: brokerConfiguration,
         authenticator: StompAccountAuthenticator(accounts: services.accounts),
         authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
-        application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase),
+        application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase, typing: TypingRelay()),
         logger: stompLogger)
     services.accounts.liveSessions.onEnd { [weak broker] ending in
         broker?.endSessions(ofUser: ending.userID, where: { principal in
