@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import NIOCore
+import NIOPosix
 import Logging
 import MeetCore
 import Prometheus
@@ -68,6 +70,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
     addDirectRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
+    addPresenceRoutes(to: api, presence: services.presence)
     addMediaRoutes(to: api, media: services.media, linkBase: configuration.linkBase)
     addReportRoutes(to: api, reports: ReportService(database: database, now: now))
     addAdminRoutes(to: api, moderation: ModerationService(database: database, now: now))
@@ -101,6 +104,8 @@ struct AppServices {
     let remoteConfig: RemoteConfigService
     /// Uploads: one processing queue, one sweep, per server.
     let media: MediaService
+    /// Who is online, in memory; the broker's sessions feed it (``PresenceTracker``).
+    let presence: PresenceTracker
 
     init(_ configuration: ServerConfiguration) throws {
         geocoder = configuration.geocoder.makeGeocoder()
@@ -118,6 +123,9 @@ struct AppServices {
             now: configuration.now)
         let geocoder = geocoder
         meetings = MeetingService(database: database, resolvePlace: { try await geocoder.place(for: $0) }, now: configuration.now)
+        presence = PresenceTracker(
+            store: PresenceStore(database: database), eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
+            grace: TimeAmount(configuration.presenceGrace))
         chat = ChatService(
             database: database, now: configuration.now, burst: configuration.chatBurst, perSecond: configuration.chatMessagesPerSecond,
             pushDelay: configuration.push.chatDelay)

@@ -37,6 +37,9 @@ public struct ServerConfiguration: Sendable {
     /// after it.
     public var chatBurst = 10
     public var chatMessagesPerSecond = 1.0
+    /// How long a user whose last session ended still shows online: a phone that reconnects
+    /// sooner makes no offline/online flap.
+    public var presenceGrace: Duration = .seconds(10)
     /// How many account mails go out per hour to one address and for one client address.
     public var mailThrottle = MailThrottle()
     /// The SMTP server mail goes to; nil (the default) writes `.eml` files to the maildrop.

@@ -35,6 +35,10 @@ public final class StompBroker: Sendable {
         public var closeGracePeriod = TimeAmount.seconds(2)
         /// The `server` header of CONNECTED.
         public var serverName = "meetupd"
+        /// `/topic/...` destinations keyed per user, like `/user/queue/...`: each subscriber hears
+        /// only what is sent to them with ``StompBroker/send(toUser:destination:headers:body:)``
+        /// (e.g. a feed of one's own friends' presence). Clients cannot SEND to them.
+        public var userTopics: Set<String> = []
         /// How long a new connection has to send CONNECT (from the TCP accept or the WebSocket
         /// upgrade) before it gets an ERROR and the close.
         public var connectTimeout = TimeAmount.seconds(10)
@@ -58,6 +62,7 @@ public final class StompBroker: Sendable {
     private let registry = Mutex(StompSubscriptionRegistry())
     let signedIn = Mutex(StompSignedInSessions())
     let unauthenticated = Mutex(StompUnauthenticatedSessions())
+    private let sessionObserver = Mutex<(@Sendable (StompSessionChange) -> Void)?>(nil)
     private let messageCounter = Atomic<Int>(0)
     private let sessionCounter = Atomic<Int>(0)
     /// How many times a publisher was paused (``StompPublisherFlow``); the metric counts the same.
@@ -72,6 +77,16 @@ public final class StompBroker: Sendable {
         self.authorizer = authorizer
         self.application = application
         self.logger = logger
+    }
+
+    /// Sets who hears of sessions signing in and ending (e.g. presence), called on the
+    /// session's event loop: keep it short.
+    public func onSessionChange(_ observe: @escaping @Sendable (StompSessionChange) -> Void) {
+        sessionObserver.withLock { $0 = observe }
+    }
+
+    func sessionChanged(_ change: StompSessionChange) {
+        sessionObserver.withLock { $0 }?(change)
     }
 
     /// Broadcasts to every subscriber of a `/topic/...` destination.
@@ -103,7 +118,7 @@ public final class StompBroker: Sendable {
     /// subscription id. A session without that queue gets `refusal` as ERROR and the close, as
     /// for any refusal. The sessions themselves and their other subscriptions stay.
     public func endSubscriptions(ofUser userID: String, to destination: String, refusal: StompRefusal) {
-        guard let key = Self.subscriptionKey(destination: destination, principal: StompPrincipal(userID: userID)) else { return }
+        guard let key = subscriptionKey(destination: destination, principal: StompPrincipal(userID: userID)) else { return }
         for group in registryGroups(key) {
             let ending = group.subscribers.filter { $0.userID == userID }
             guard !ending.isEmpty else { continue }
@@ -134,9 +149,11 @@ public final class StompBroker: Sendable {
 
     /// The registry key a SUBSCRIBE to `destination` listens on, or `nil` for one that cannot be
     /// subscribed to. User queues are keyed per user, so one user's queue never reaches another.
-    static func subscriptionKey(destination: String, principal: StompPrincipal) -> String? {
+    func subscriptionKey(destination: String, principal: StompPrincipal) -> String? {
+        if destination.hasPrefix("/user/queue/") || configuration.userTopics.contains(destination) {
+            return Self.userKey(userID: principal.userID, destination: destination)
+        }
         if destination.hasPrefix("/topic/") { return destination }
-        if destination.hasPrefix("/user/queue/") { return userKey(userID: principal.userID, destination: destination) }
         return nil
     }
 
@@ -179,4 +196,12 @@ public final class StompBroker: Sendable {
         }
         metrics.bytesOut.increment(by: bytes)
     }
+}
+
+/// A session signing in or ending, as ``StompBroker/onSessionChange(_:)`` reports it.
+public enum StompSessionChange: Sendable {
+    /// The session was authenticated (CONNECTED went out).
+    case connected(StompPrincipal, sessionID: String)
+    /// A signed-in session ended, whatever the reason.
+    case disconnected(StompPrincipal, sessionID: String)
 }

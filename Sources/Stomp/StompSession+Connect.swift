@@ -57,6 +57,7 @@ extension StompSession {
         decoder.version = version
         broker.metrics.sessions.increment()
         broker.signedIn.withLock { $0.add(self, userID: principal.userID) }
+        broker.sessionChanged(.connected(principal, sessionID: id))
         stopWaiting()
         limitMessages(to: broker.configuration.limits.maxFrameSize)
         var headers: StompHeaders = ["version": version.rawValue, "session": id, "server": broker.configuration.serverName]

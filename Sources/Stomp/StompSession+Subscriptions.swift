@@ -42,7 +42,7 @@ extension StompSession {
             throw StompProtocolError.invalidAckMode(modeName)
         }
         guard subscriptions[id] == nil else { throw StompProtocolError.duplicateSubscription(id) }
-        guard let key = StompBroker.subscriptionKey(destination: destination, principal: principal) else {
+        guard let key = broker.subscriptionKey(destination: destination, principal: principal) else {
             throw StompRefusal(code: "destination.unknown", message: "cannot subscribe to \(destination)")
         }
         return broker.authorizer.authorize(.subscribe, destination: destination, principal: principal, on: eventLoop)

@@ -239,6 +239,7 @@ final class StompSession: @unchecked Sendable {
         if case .connected(_, let principal) = phase {
             broker.metrics.sessions.decrement()
             broker.signedIn.withLock { $0.remove(self, userID: principal.userID) }
+            broker.sessionChanged(.disconnected(principal, sessionID: id))
         }
         stopWaiting()
         phase = .closing

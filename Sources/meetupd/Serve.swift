@@ -29,6 +29,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Steady chat messages per second one user may post to one room. [env: MEETUPD_CHAT_RATE] (default: 1)")
     var chatRate: Double?
 
+    @Option(help: "Seconds a user whose last session ended still shows online to friends, so a reconnecting phone makes no flap. [env: MEETUPD_PRESENCE_GRACE] (default: 10)")
+    var presenceGrace: Double?
+
     @Option(help: "The address clients reach the service at, e.g. https://meetup.example.org; every link the service hands out (calendar files, mails) is built on it, never on a request's Host header. [env: MEETUPD_PUBLIC_URL] (default: http://HOST:PORT)")
     var publicUrl: String?
 
@@ -104,6 +107,12 @@ struct Serve: AsyncParsableCommand {
         if let text = CommonOptions.setting(chatRate.map { String($0) }, "MEETUPD_CHAT_RATE") {
             guard let rate = Double(text), rate > 0, rate.isFinite else { throw ValidationError("The chat rate must be a number of messages per second above 0, not '\(text)'.") }
             configuration.chatMessagesPerSecond = rate
+        }
+        if let text = CommonOptions.setting(presenceGrace.map { String($0) }, "MEETUPD_PRESENCE_GRACE") {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 3600 else {
+                throw ValidationError("The presence grace must be a number of seconds from 0 to 3600, not '\(text)'.")
+            }
+            configuration.presenceGrace = .milliseconds(Int64(seconds * 1000))
         }
     }
 

@@ -1,6 +1,6 @@
 import GRDB
 
-/// Direct conversations (issue 11, migrations 420–439): which two users a `direct:` room joins,
+/// Direct conversations and presence (issue 11, migrations 420–439): which two users a `direct:` room joins,
 /// and each user's direct inbox, the one order over all their conversations that a resuming
 /// `/user/queue/direct` subscriber asks from (``DirectInbox``).
 enum DirectSchema {
@@ -24,6 +24,17 @@ enum DirectSchema {
                     roomId TEXT NOT NULL,
                     seq INTEGER NOT NULL,
                     PRIMARY KEY (userId, position)
+                ) WITHOUT ROWID;
+                """)
+        },
+        Migration(name: "421 presence settings and last seen") { db in
+            try db.execute(sql: """
+                -- Only what presence keeps on disk: whether one hides it, when one was last seen
+                -- (written in batches by the server, never per connect).
+                CREATE TABLE presence (
+                    userId TEXT PRIMARY KEY REFERENCES user(id) ON DELETE CASCADE,
+                    hidden INTEGER NOT NULL DEFAULT 0,
+                    lastSeenAt REAL
                 ) WITHOUT ROWID;
                 """)
         },

@@ -14,6 +14,7 @@ struct ChatRoomApplication: StompApplication {
     let chat: ChatService
     let linkBase: String
     let typing: TypingRelay
+    let presence: PresenceTracker
     /// How many missed messages one catch-up page reads.
     static let catchUpPage = 100
 
@@ -22,6 +23,12 @@ struct ChatRoomApplication: StompApplication {
     func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let user = message.principal.userID
         let body = Data(message.body.readableBytesView)
+        if message.destination == "/presence" {
+            return eventLoop.submit { [presence] in
+                let request = try Self.decode(PresenceRequest.self, body, shape: "{status: online|away}")
+                presence.set(request.status, session: message.session.id, of: user)
+            }
+        }
         if let action = DirectAction(appDestination: message.destination) {
             return eventLoop.makeFutureWithTask { [direct] in
                 do {
@@ -75,6 +82,7 @@ struct ChatRoomApplication: StompApplication {
     /// (``DirectApplication``).
     func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
         if destination == DirectApplication.queue { return try direct.catchUp(headers: headers, principal: principal) }
+        if destination == PresenceTracker.topic { return presence.snapshot(for: principal.userID) }
         guard let text = headers["since-seq"], let room = MeetingTopic(destination: destination), room.room == .chat else {
             return nil
         }

@@ -23,8 +23,9 @@ struct StompAuthorizerRules: StompAuthorizer {
         let meetingId = access == .subscribe
             ? MeetingTopic(destination: destination)?.meetingId : ChatAction(appDestination: destination)?.meetingId
         // Direct messages check friendship where they are written (``DirectConversation``).
-        let isDirect = access == .send && DirectAction(appDestination: destination) != nil
-        guard meetingId != nil || isDirect || (access == .subscribe && destination.hasPrefix("/user/queue/")) else {
+        let isDirect = access == .send && (DirectAction(appDestination: destination) != nil || destination == "/app/presence")
+        let isOwn = access == .subscribe && (destination.hasPrefix("/user/queue/") || destination == PresenceTracker.topic)
+        guard meetingId != nil || isDirect || isOwn else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.forbidden", message: "\(destination) is not open to this session"))
         }
         // Database reads: done by GRDB's reader threads, never on the event loop.

@@ -12,11 +12,13 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
     var brokerConfiguration = StompBroker.Configuration()
     brokerConfiguration.connectTimeout = TimeAmount(configuration.stompConnectTimeout)
     brokerConfiguration.maxUnauthenticatedSessions = configuration.maxUnauthenticatedStompSessions
+    brokerConfiguration.userTopics = [PresenceTracker.topic]
     let broker = StompBroker(
         configuration: brokerConfiguration,
         authenticator: StompAccountAuthenticator(accounts: services.accounts),
         authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
-        application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase, typing: TypingRelay()),
+        application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase, typing: TypingRelay(),
+                                         presence: services.presence),
         logger: stompLogger)
     services.accounts.liveSessions.onEnd { [weak broker] ending in
         broker?.endSessions(ofUser: ending.userID, where: { principal in
@@ -32,5 +34,6 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
         guard let broker else { return }
         ChatRevocation.endSubscriptions(of: departures, on: broker)
     }
+    services.presence.attach(to: broker)
     return broker
 }

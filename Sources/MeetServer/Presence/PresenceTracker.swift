@@ -1,0 +1,241 @@
+import Foundation
+import MeetCore
+import NIOCore
+import Stomp
+import Synchronization
+
+/// Who is online, kept in memory (issue 11, docs/chat.md "Presence"). A user is `online` while
+/// one of their sessions is connected and not set away, `away` while all of them are, and
+/// `offline` once the last one has been gone for ``grace`` (a phone that reconnects sooner makes
+/// no flap). A user who hides their presence is `offline` to everyone. Each change is sent to
+/// the user's friends that are connected, on their `/topic/presence.friends` (keyed per user
+/// by the broker), numbered by `presence-seq` so that a new subscriber's snapshot and the live
+/// events join with no gap and no repeat. `lastSeenAt` is written in batches
+/// (``flushEvery``), never per connect.
+final class PresenceTracker: Sendable {
+    enum Status: String, Sendable, Decodable {
+        case online, away, offline
+    }
+
+    /// One connected user.
+    private struct UserState {
+        /// Their sessions, and whether each is set away.
+        var sessions: [String: Bool] = [:]
+        /// Loaded once when the first session connects; nil until then.
+        var hidden: Bool?
+        var friends: [String] = []
+        /// What their friends were last told.
+        var published = Status.offline
+        var offline: Scheduled<Void>?
+
+        var status: Status {
+            guard hidden == false, !sessions.isEmpty else { return .offline }
+            return sessions.values.contains(false) ? .online : .away
+        }
+    }
+
+    private struct State {
+        var users: [String: UserState] = [:]
+        /// Starts at 1: a snapshot taken before any event is numbered 1, and the first event 2.
+        var sequence: Int64 = 1
+        /// Last-seen times not yet written.
+        var unsaved: [String: Date] = [:]
+        /// Last-seen times of users who went offline while the server ran.
+        var lastSeen: [String: Date] = [:]
+    }
+
+    static let topic = "/topic/presence.friends"
+    let store: PresenceStore
+    let grace: TimeAmount
+    let eventLoop: any EventLoop
+    private let state = Mutex(State())
+    private let broker = Mutex<StompBroker?>(nil)
+
+    init(store: PresenceStore, eventLoop: any EventLoop, grace: TimeAmount = .seconds(10), flushEvery: TimeAmount = .seconds(15)) {
+        self.store = store
+        self.grace = grace
+        self.eventLoop = eventLoop
+        eventLoop.scheduleRepeatedTask(initialDelay: flushEvery, delay: flushEvery) { [weak self] _ in self?.flush() }
+    }
+
+    /// Follows the broker's sessions.
+    func attach(to broker: StompBroker) {
+        self.broker.withLock { $0 = broker }
+        broker.onSessionChange { [weak self] change in
+            switch change {
+            case .connected(let principal, let session): self?.connected(principal.userID, session: session)
+            case .disconnected(let principal, let session): self?.disconnected(principal.userID, session: session)
+            }
+        }
+    }
+
+    private func connected(_ userId: String, session: String) {
+        let loads = state.withLock { state -> Bool in
+            var user = state.users[userId] ?? UserState()
+            user.offline?.cancel()
+            user.offline = nil
+            user.sessions[session] = false
+            state.users[userId] = user
+            return user.hidden == nil && user.sessions.count == 1
+        }
+        guard loads else { return update(userId) }
+        Task {
+            let profile = (try? await store.profile(of: userId)) ?? (hidden: false, friends: [])
+            state.withLock { state in
+                state.users[userId]?.hidden = profile.hidden
+                state.users[userId]?.friends = profile.friends
+            }
+            update(userId)
+        }
+    }
+
+    private func disconnected(_ userId: String, session: String) {
+        let empty = state.withLock { state -> Bool in
+            state.users[userId]?.sessions[session] = nil
+            guard state.users[userId]?.sessions.isEmpty == true else { return false }
+            state.users[userId]?.offline = eventLoop.scheduleTask(in: grace) { [weak self] in self?.wentOffline(userId) }
+            return true
+        }
+        if !empty { update(userId) }
+    }
+
+    /// The grace period ran out with no session back.
+    private func wentOffline(_ userId: String) {
+        let now = Date()
+        let event = state.withLock { state -> PresenceEvent? in
+            guard let user = state.users[userId], user.sessions.isEmpty else { return nil }
+            state.users[userId] = nil
+            guard user.hidden == false else { return nil }
+            state.lastSeen[userId] = now
+            state.unsaved[userId] = now
+            guard user.published != .offline else { return nil }
+            return Self.event(for: userId, user: user, status: .offline, at: now, in: &state)
+        }
+        if let event { send(event) }
+    }
+
+    /// The app went to the background (`away`) or came back (`online`) on one session.
+    func set(_ status: Status, session: String, of userId: String) {
+        state.withLock { state in
+            if state.users[userId]?.sessions[session] != nil { state.users[userId]?.sessions[session] = status == .away }
+        }
+        update(userId)
+    }
+
+    /// The user hid their presence, or showed it again.
+    func setHidden(_ hidden: Bool, for userId: String) {
+        state.withLock { state in
+            if state.users[userId]?.hidden != nil { state.users[userId]?.hidden = hidden }
+        }
+        update(userId)
+    }
+
+    /// Tells the friends if the user's status is not what they were last told.
+    private func update(_ userId: String) {
+        let event = state.withLock { state -> PresenceEvent? in
+            guard var user = state.users[userId], user.hidden != nil, user.status != user.published else { return nil }
+            let status = user.status
+            user.published = status
+            state.users[userId] = user
+            return Self.event(for: userId, user: user, status: status, at: Date(), in: &state)
+        }
+        if let event { send(event) }
+    }
+
+    private static func event(for userId: String, user: UserState, status: Status, at time: Date, in state: inout State) -> PresenceEvent {
+        state.sequence += 1
+        let listeners = user.friends.filter { state.users[$0]?.sessions.isEmpty == false }
+        let lastSeen = user.hidden == true ? nil : time
+        return PresenceEvent(body: PresenceBody(userId: userId, status: status.rawValue, lastSeenAt: lastSeen),
+                             sequence: state.sequence, listeners: listeners)
+    }
+
+    private func send(_ event: PresenceEvent) {
+        guard let broker = broker.withLock({ $0 }), let body = try? event.body.json() else { return }
+        let headers: StompHeaders = ["content-type": "application/json", "presence-seq": String(event.sequence)]
+        for friend in event.listeners {
+            broker.send(toUser: friend, destination: Self.topic, headers: headers, body: body)
+        }
+    }
+
+    /// The subscriber's friends as they stand, numbered at the current `presence-seq`: the
+    /// snapshot that starts a `/topic/presence.friends` subscription.
+    func snapshot(for userId: String) -> StompCatchUp {
+        StompCatchUp(positionHeader: "presence-seq", after: 0) { [self] after in
+            guard after == 0 else { return [] }
+            let friends = try await store.friendStates(of: userId)
+            return try state.withLock { state in
+                let position = state.sequence
+                return try friends.map { friend in
+                    let user = state.users[friend.userId]
+                    let status = friend.hidden ? .offline : (user?.published ?? .offline)
+                    let lastSeen = friend.hidden ? nil : (status == .offline ? state.lastSeen[friend.userId] ?? friend.lastSeenAt : Date())
+                    let body = PresenceBody(userId: friend.userId, status: status.rawValue, lastSeenAt: lastSeen)
+                    return StompCatchUp.Message(
+                        headers: ["content-type": "application/json", "presence-seq": String(position)],
+                        body: try body.json(), position: position)
+                }
+            }
+        }
+    }
+
+    /// Writes the last-seen times gathered since the last flush, in one transaction.
+    func flush() {
+        let times = state.withLock { state in
+            defer { state.unsaved = [:] }
+            return state.unsaved
+        }
+        guard !times.isEmpty else { return }
+        Task { try? await store.saveLastSeen(times) }
+    }
+}
+
+/// One change of a user's presence and the friends to tell.
+private struct PresenceEvent {
+    var body: PresenceBody
+    var sequence: Int64
+    var listeners: [String]
+}
+
+/// `{userId, status, lastSeenAt}` on `/topic/presence.friends`.
+struct PresenceBody: Encodable, Sendable {
+    var userId: String
+    var status: String
+    var lastSeenAt: Date?
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(status, forKey: .status)
+        try container.encode(lastSeenAt, forKey: .lastSeenAt)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case userId, status, lastSeenAt
+    }
+
+    func json() throws -> ByteBuffer {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return ByteBuffer(data: try encoder.encode(self))
+    }
+}
+
+/// `{status: "online" | "away"}`: what a client sends to `/app/presence` when the app goes to the
+/// background and comes back.
+struct PresenceRequest: Decodable, Sendable {
+    var status: PresenceTracker.Status
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let status = try container.decode(PresenceTracker.Status.self, forKey: .status)
+        guard status != .offline else {
+            throw DecodingError.dataCorruptedError(forKey: .status, in: container, debugDescription: "online or away")
+        }
+        self.status = status
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case status
+    }
+}
