@@ -83,3 +83,18 @@ def test_hidden_presence_looks_offline_to_everyone(meetupd):
     assert statuses(ann_rec, bob) == ["offline", "online", "offline"]
     for conn in (ann_conn, bob_conn, again):
         conn.disconnect()
+
+
+def test_a_block_stops_presence_at_once(meetupd):
+    server = meetupd("--presence-grace", "2")
+    ann, bob = register_users(server, 2)
+    befriend(server, ann, bob)
+    ann_conn, ann_rec = watch(server, ann)
+    bob_conn, _ = connect_ws(server, bob["token"])
+    assert wait_status(ann_rec, bob, 2) == ["offline", "online"]
+    assert server.request("POST", "/api/v1/blocks", {"userId": bob["id"]}, ann["token"])[0] in (200, 201, 204)
+    bob_conn.send("/app/presence", json.dumps({"status": "away"}), content_type="application/json", headers={"receipt": "a"})
+    bob_conn.disconnect()
+    time.sleep(3)  # past the grace: an offline event would have gone out by now
+    assert statuses(ann_rec, bob) == ["offline", "online"]
+    ann_conn.disconnect()

@@ -8,7 +8,7 @@ import Synchronization
 /// one of their sessions is connected and not set away, `away` while all of them are, and
 /// `offline` once the last one has been gone for ``grace`` (a phone that reconnects sooner makes
 /// no flap). A user who hides their presence is `offline` to everyone. Each change is sent to
-/// the user's friends that are connected, on their `/topic/presence.friends` (keyed per user
+/// the user's friends that are connected (read at the change, so a block counts at once), on their `/topic/presence.friends` (keyed per user
 /// by the broker), numbered by `presence-seq` so that a new subscriber's snapshot and the live
 /// events join with no gap and no repeat. `lastSeenAt` is written in batches
 /// (``flushEvery``), never per connect.
@@ -23,7 +23,6 @@ final class PresenceTracker: Sendable {
         var sessions: [String: Bool] = [:]
         /// Loaded once when the first session connects; nil until then.
         var hidden: Bool?
-        var friends: [String] = []
         /// What their friends were last told.
         var published = Status.offline
         var offline: Scheduled<Void>?
@@ -50,11 +49,22 @@ final class PresenceTracker: Sendable {
     let eventLoop: any EventLoop
     private let state = Mutex(State())
     private let broker = Mutex<StompBroker?>(nil)
+    /// Events in the order they happened, sent one after another by one task: each reads the
+    /// user's friends as they are then, so a block or a new friendship counts at once.
+    private let outbox: AsyncStream<PresenceEvent>.Continuation
 
     init(store: PresenceStore, eventLoop: any EventLoop, grace: TimeAmount = .seconds(10), flushEvery: TimeAmount = .seconds(15)) {
         self.store = store
         self.grace = grace
         self.eventLoop = eventLoop
+        let (events, outbox) = AsyncStream.makeStream(of: PresenceEvent.self)
+        self.outbox = outbox
+        Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.deliver(event)
+            }
+        }
         eventLoop.scheduleRepeatedTask(initialDelay: flushEvery, delay: flushEvery) { [weak self] _ in self?.flush() }
     }
 
@@ -81,10 +91,7 @@ final class PresenceTracker: Sendable {
         guard loads else { return update(userId) }
         Task {
             let profile = (try? await store.profile(of: userId)) ?? (hidden: false, friends: [])
-            state.withLock { state in
-                state.users[userId]?.hidden = profile.hidden
-                state.users[userId]?.friends = profile.friends
-            }
+            state.withLock { state in state.users[userId]?.hidden = profile.hidden }
             update(userId)
         }
     }
@@ -144,16 +151,21 @@ final class PresenceTracker: Sendable {
 
     private static func event(for userId: String, user: UserState, status: Status, at time: Date, in state: inout State) -> PresenceEvent {
         state.sequence += 1
-        let listeners = user.friends.filter { state.users[$0]?.sessions.isEmpty == false }
         let lastSeen = user.hidden == true ? nil : time
-        return PresenceEvent(body: PresenceBody(userId: userId, status: status.rawValue, lastSeenAt: lastSeen),
-                             sequence: state.sequence, listeners: listeners)
+        return PresenceEvent(body: PresenceBody(userId: userId, status: status.rawValue, lastSeenAt: lastSeen), sequence: state.sequence)
     }
 
     private func send(_ event: PresenceEvent) {
-        guard let broker = broker.withLock({ $0 }), let body = try? event.body.json() else { return }
+        outbox.yield(event)
+    }
+
+    /// Sends one event to the user's friends who are connected now.
+    private func deliver(_ event: PresenceEvent) async {
+        guard let broker = broker.withLock({ $0 }), let body = try? event.body.json(),
+              let friends = try? await store.profile(of: event.body.userId).friends else { return }
+        let listeners = state.withLock { state in friends.filter { state.users[$0]?.sessions.isEmpty == false } }
         let headers: StompHeaders = ["content-type": "application/json", "presence-seq": String(event.sequence)]
-        for friend in event.listeners {
+        for friend in listeners {
             broker.send(toUser: friend, destination: Self.topic, headers: headers, body: body)
         }
     }
@@ -191,10 +203,9 @@ final class PresenceTracker: Sendable {
 }
 
 /// One change of a user's presence and the friends to tell.
-private struct PresenceEvent {
+private struct PresenceEvent: Sendable {
     var body: PresenceBody
     var sequence: Int64
-    var listeners: [String]
 }
 
 /// `{userId, status, lastSeenAt}` on `/topic/presence.friends`.
