@@ -33,8 +33,8 @@ struct ChatBatchWriter: Sendable {
             return try await database.writer.writeWithoutTransaction { db in
                 // WAL with FULL syncs the log at every commit: what was answered survives a
                 // power loss. The rest of the app keeps NORMAL (AppDatabase).
-                try db.execute(sql: "PRAGMA synchronous = FULL")
-                defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+                try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
+                defer { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
                 var outcomes: [Result<ChatWritten, any Error>] = []
                 try db.inTransaction {
                     outcomes = writes.map { write in

@@ -27,29 +27,30 @@ enum ChatRoomLog {
     /// its meeting if it has one) and returns it as stored.
     static func append(_ entry: Entry, toRoom roomId: String, kind: ChatRoomKind, meetingId: String?, at time: Date,
                        in db: Database) throws -> ChatMessage {
-        try db.execute(sql: "INSERT OR IGNORE INTO chatRoom (id, meetingId, kind) VALUES (?, ?, ?)",
-                       arguments: [roomId, meetingId, kind.rawValue])
-        let seq = try Int64.fetchOne(db, sql: """
+        // Cached statements, here and below: every row of every room comes through here, and
+        // compiling these each time cost more than running them.
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO chatRoom (id, meetingId, kind) VALUES (?, ?, ?)")
+            .execute(arguments: [roomId, meetingId, kind.rawValue])
+        let seq = try Int64.fetchOne(db.cachedStatement(sql: """
             UPDATE chatRoom SET lastSeq = lastSeq + 1, lastMessageAt = ? WHERE id = ? RETURNING lastSeq
-            """, arguments: [time.timeIntervalSince1970, roomId])!
+            """), arguments: [time.timeIntervalSince1970, roomId])!
         let id = RandomToken.id()
         let attachments = String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
         let system = try entry.system.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             INSERT INTO chatMessage (roomId, seq, id, type, senderId, text, attachments, replyToSeq, refersToSeq, system,
                                      clientMessageId, sentAt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, attachments, entry.replyToSeq, entry.refersToSeq,
-                             system, entry.clientMessageId, time.timeIntervalSince1970])
+            """).execute(arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, attachments, entry.replyToSeq,
+                                     entry.refersToSeq, system, entry.clientMessageId, time.timeIntervalSince1970])
         return try message(id: id, in: db)!
     }
 
     /// The message `senderId` stored earlier in `roomId` with the draft's `clientMessageId`, if
     /// any: a repeated post stores nothing and is answered with it.
     static func repeated(_ draft: ChatDraft, by senderId: String, in roomId: String, _ db: Database) throws -> ChatMessage? {
-        try Row.fetchOne(db, sql: ChatMessage.selection + """
-             WHERE chatMessage.roomId = ? AND chatMessage.senderId = ? AND chatMessage.clientMessageId = ?
-            """, arguments: [roomId, senderId, draft.clientMessageId]).map(ChatMessage.init(row:))
+        try Row.fetchOne(db.cachedStatement(sql: repeatedPost), arguments: [roomId, senderId, draft.clientMessageId])
+            .map(ChatMessage.init(row:))
     }
 
     /// Appends a member's message (`text` as validated from `draft`), once its reply target is a
@@ -59,7 +60,8 @@ enum ChatRoomLog {
     static func appendMessage(_ draft: ChatDraft, text: String, by senderId: String, toRoom roomId: String, kind: ChatRoomKind,
                               meetingId: String?, at time: Date, in db: Database) throws -> ChatMessage {
         if let reply = draft.replyToSeq,
-           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)", arguments: [roomId, reply]) != true {
+           try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)"),
+                             arguments: [roomId, reply]) != true {
             throw MeetError.invalidField("replyToSeq", "chatMessage.replyNotFound")
         }
         let attachments = draft.attachments ?? []
@@ -74,6 +76,11 @@ enum ChatRoomLog {
 
     /// A stored message by id, joined with its sender.
     static func message(id: String, in db: Database) throws -> ChatMessage? {
-        try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.id = ?", arguments: [id]).map(ChatMessage.init(row:))
+        try Row.fetchOne(db.cachedStatement(sql: byId), arguments: [id]).map(ChatMessage.init(row:))
     }
+
+    private static let repeatedPost = ChatMessage.selection + """
+         WHERE chatMessage.roomId = ? AND chatMessage.senderId = ? AND chatMessage.clientMessageId = ?
+        """
+    private static let byId = ChatMessage.selection + " WHERE chatMessage.id = ?"
 }

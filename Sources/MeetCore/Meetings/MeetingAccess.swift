@@ -11,11 +11,15 @@ public enum MeetingRole: String, Codable, Sendable {
 
 extension MeetingRecord {
     /// The user's role in this meeting.
+    ///
+    /// Every chat post and subscription asks this, so its reads are cached statements: compiled
+    /// once per connection instead of once per call (compiling, with GRDB's authorizer, cost
+    /// more than the reads themselves).
     func role(of userId: String, in db: Database) throws -> MeetingRole {
         if organizerId == userId { return .organizer }
         if try MeetingMemberRecord.exists(db, meetingId: id, userId: userId) { return .member }
-        let invited = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM invitation WHERE meetingId = ? AND inviteeId = ? AND status = 'pending')",
+        let invited = try Bool.fetchOne(db.cachedStatement(
+            sql: "SELECT EXISTS (SELECT 1 FROM invitation WHERE meetingId = ? AND inviteeId = ? AND status = 'pending')"),
             arguments: [id, userId]) ?? false
         return invited ? .invitee : .outsider
     }
@@ -25,7 +29,7 @@ extension MeetingRecord {
     /// blocked each other (an invitation does not outlive a block: ``MeetingBlocks``), or when
     /// the caller is an outsider and the meeting private: its existence is not revealed.
     static func visible(_ id: String, to userId: String, in db: Database) throws -> (MeetingRecord, MeetingRole) {
-        guard let meeting = try MeetingRecord.filter(Column("id") == id).fetchOne(db) else {
+        guard let meeting = try MeetingRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM meeting WHERE id = ?"), arguments: [id]) else {
             throw MeetError.meetingNotFound
         }
         let role = try meeting.role(of: userId, in: db)

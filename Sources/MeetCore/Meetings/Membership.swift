@@ -15,7 +15,9 @@ struct MeetingMemberRecord: Codable, FetchableRecord, PersistableRecord, EpochTi
     var joinedAt: Date
 
     static func exists(_ db: Database, meetingId: String, userId: String) throws -> Bool {
-        try exists(db, key: ["meetingId": meetingId, "userId": userId])
+        // A cached statement: chat asks this for every post (``MeetingRecord/role(of:in:)``).
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM meetingMember WHERE meetingId = ? AND userId = ?)"),
+                          arguments: [meetingId, userId]) ?? false
     }
 }
 
