@@ -131,6 +131,7 @@ struct AppServices {
             pushDelay: configuration.push.chatDelay)
         changes = try ChangeTail(database: database, now: configuration.now)
         meetings.follow(changes)
+        chat.follow(changes)
         ModerationService.endSessionsOfBannedUsers(following: changes, in: accounts.liveSessions)
         remoteConfig = RemoteConfigService(database: database, now: configuration.now)
         remoteConfig.follow(changes)

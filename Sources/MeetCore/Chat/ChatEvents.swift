@@ -95,3 +95,8 @@ enum ChatEvents {
         return ChatSystemNote(kind: "meetingEdited", arguments: arguments)
     }
 }
+
+extension ChangeTopic {
+    /// A domain event was recorded (by trigger, from any process); the subject is its id.
+    public static let domainEvent = ChangeTopic(rawValue: "domainEvent")
+}

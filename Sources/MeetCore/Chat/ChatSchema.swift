@@ -55,5 +55,16 @@ enum ChatSchema {
                 INSERT OR IGNORE INTO eventConsumer (name, lastEventId) SELECT 'chat', COALESCE(MAX(id), 0) FROM event
                 """)
         },
+        Migration(name: "404 domain events are in the change log") { db in
+            // By trigger, like meeting rows: an event recorded by any process (the admin CLI)
+            // reaches the server's ChangeTail, which wakes the chat's event reader
+            // (``ChatService/follow(_:)``) instead of a poll of the event table.
+            let now = "(julianday('now') - 2440587.5) * 86400.0"
+            try db.execute(sql: """
+                CREATE TRIGGER event_logInsert AFTER INSERT ON event BEGIN
+                    INSERT INTO changeLog (topic, subject, createdAt) VALUES ('domainEvent', NEW.id, \(now));
+                END;
+                """)
+        },
     ]
 }

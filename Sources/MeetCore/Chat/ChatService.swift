@@ -63,16 +63,26 @@ public final class ChatService: Sendable {
         listener.setDepartures(announce)
     }
 
-    /// Follows the domain-event log until cancelled: wakes on every event this process records
-    /// and polls every `interval` for those of other processes (the admin CLI), and turns them
-    /// into system messages and departures (``ChatEvents``), in the same commit order as posts.
-    public func followEvents(pollingEvery interval: Duration = .seconds(1)) async throws {
+    /// Reads the domain events other processes (the admin CLI) record as the change log brings
+    /// them (at once when they nudge the server, else within its poll). Call before `changes`
+    /// runs; this process's own events wake ``followEvents()``.
+    public func follow(_ changes: ChangeTail) {
+        changes.subscribe(to: [.domainEvent]) { [weak self] changes in
+            if changes.contains(where: { !$0.isLocal }) { self?.wakeEventReader() }
+        }
+    }
+
+    /// Follows the domain-event log until cancelled: reads what is pending, then wakes on every
+    /// event this process records (those of other processes come through ``follow(_:)``), and
+    /// turns them into system messages and departures (``ChatEvents``), in the same commit
+    /// order as posts.
+    public func followEvents() async throws {
         let observation = DatabaseRegionObservation(tracking: Table("event"))
         let observer = observation.start(in: database.writer, onError: { _ in }, onChange: { [weak self] _ in self?.wakeEventReader() })
         defer { observer.cancel() }
+        wakeEventReader()
         while true {
-            wakeEventReader()
-            try await Task.sleep(for: interval)
+            try await Task.sleep(for: .seconds(3600))
         }
     }
 
