@@ -38,8 +38,9 @@ rm -rf "$work/results" "$work/data"
 mkdir -p "$work/results"
 
 port=$(free_port)
+# The seeding registers every user from loopback: past the default mail throttle per client.
 taskset -c "$broker_core" "$meetupd_bin" serve --host 127.0.0.1 --port "$port" --data-dir "$work/data" \
-    --chat-burst 1000000 --chat-rate 1000000 --log-level warning 2>"$work/meetupd.log" &
+    --chat-burst 1000000 --chat-rate 1000000 --mail-per-client 1000000 --log-level warning 2>"$work/meetupd.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true' EXIT
 wait_for_port "$port"
