@@ -162,9 +162,22 @@ def test_a_malformed_chunked_body_is_the_clients_fault(meetupd):
 
 def test_one_address_holds_a_bounded_number_of_connections(meetupd):
     server = meetupd("--max-connections-per-address", "3")
-    held = [raw(server) for _ in range(3)]
-    for sock in held:  # the three are being served
-        assert exchange(sock, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n") == 200
+
+    def served() -> socket.socket:
+        # The fixture's readiness probes count until the server has seen them close.
+        deadline = time.monotonic() + WAIT
+        while True:
+            sock = raw(server)
+            try:
+                if exchange(sock, b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n") == 200:
+                    return sock
+            except ConnectionError:
+                pass  # refused with 503 and closed before the request was read
+            sock.close()
+            assert time.monotonic() < deadline, "a held connection was never served"
+            time.sleep(0.05)
+
+    held = [served() for _ in range(3)]  # the three are being served
     refused = read_until_closed(raw(server))
     assert status_of(refused) == 503 and re.search(rb"(?i)\r\nretry-after: \d+", refused)
     held.pop().close()
