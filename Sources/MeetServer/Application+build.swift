@@ -32,7 +32,9 @@ public func buildApplication(
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
                try makePushDispatcher(configuration, services: services, broker: broker, logger: logger)]
             + [ChatEventsService(chat: services.chat, logger: logger)]
-            + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker)] } ?? []),
+            + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker,
+                                                                   gate: StompPortGate(limit: configuration.httpLimits.maxConnectionsPerAddress,
+                                                                                       trustedProxies: configuration.trustedProxies))] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

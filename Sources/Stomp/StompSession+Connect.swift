@@ -59,6 +59,7 @@ extension StompSession {
         broker.signedIn.withLock { $0.add(self, userID: principal.userID) }
         broker.sessionChanged(.connected(principal, sessionID: id))
         stopWaiting()
+        announceSignedIn()
         limitMessages(to: broker.configuration.limits.maxFrameSize)
         var headers: StompHeaders = ["version": version.rawValue, "session": id, "server": broker.configuration.serverName]
         if version != .v1_0 {

@@ -279,6 +279,11 @@ final class StompSession: @unchecked Sendable {
         context.write(wrap(bytes, isUTF8), promise: promise)
     }
 
+    /// Tells the handlers in front of the session that it signed in (``StompAddressSlot``).
+    func announceSignedIn() {
+        context?.triggerUserOutboundEvent(StompSignedIn(), promise: nil)
+    }
+
     /// Bounds what the transport assembles into one message to `size` bytes.
     func limitMessages(to size: Int) {
         if let context { limitInbound(context, size) }

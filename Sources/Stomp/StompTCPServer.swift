@@ -4,7 +4,9 @@ import NIOPosix
 /// STOMP over plain TCP: a listener whose every connection is a session of `broker`.
 public enum StompTCPServer {
     /// Binds `host:port` (port 0 picks a free one) and serves until the returned channel is closed.
-    public static func bind(host: String, port: Int, broker: StompBroker,
+    /// With a `gate`, a connection is served only if its address is admitted, and holds its place
+    /// until it signs in.
+    public static func bind(host: String, port: Int, broker: StompBroker, gate: (any StompAddressGate)? = nil,
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> any Channel {
         try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -12,7 +14,15 @@ public enum StompTCPServer {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(StompTransportHandler<StompTCPTransport>(broker: broker, transportToken: nil))
+                    let pipeline = channel.pipeline.syncOperations
+                    if let gate, let address = channel.remoteAddress?.ipAddress {
+                        guard gate.admit(address) else {
+                            try pipeline.addHandler(StompRefusedConnection())
+                            return
+                        }
+                        try pipeline.addHandler(StompAddressSlot(gate: gate, address: address))
+                    }
+                    try pipeline.addHandler(StompTransportHandler<StompTCPTransport>(broker: broker, transportToken: nil))
                 }
             }
             .bind(host: host, port: port)

@@ -131,3 +131,28 @@ def test_websocket_messages_of_a_session_are_bounded_by_one_stomp_frame(door):
     _, code = ws_until_closed(conn)
     assert code == 1009
     assert door.request("GET", "/health")[0] == 200
+
+
+def test_one_address_holds_a_bounded_number_of_stomp_port_connections_until_they_sign_in(meetupd):
+    stomp_port = _free_port()
+    server = meetupd("--stomp-port", str(stomp_port), "--max-connections-per-address", "2")
+    server.stomp_port = stomp_port
+    token = server.register_user()["token"]
+    held = [tcp(server) for _ in range(2)]
+    answer = tcp_until_closed(tcp(server))
+    assert answer.startswith(b"ERROR\n") and b"too many connections from your address" in answer
+    # Signing in gives the place back: a new connection is served while the first stays open.
+    held[0].sendall(f"CONNECT\naccept-version:1.2\nhost:x\npasscode:{token}\n\n\0".encode())
+    assert held[0].recv(4096).startswith(b"CONNECTED")
+    newcomer = tcp(server)
+    newcomer.sendall(f"CONNECT\naccept-version:1.2\nhost:x\npasscode:{token}\n\n\0".encode())
+    assert newcomer.recv(4096).startswith(b"CONNECTED")
+    deadline = time.monotonic() + WAIT
+    while True:  # HTTP has the same bound: a 503 means the server has not yet seen earlier closes
+        status, _, metrics = server.request("GET", "/metrics")
+        if status != 503 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert status == 200 and 'stomp_connections_refused_total{reason="perAddress"} 1' in metrics
+    for sock in held + [newcomer]:
+        sock.close()

@@ -1,6 +1,7 @@
 import Synchronization
 
-/// How many HTTP connections each client address holds open, shared by every event loop.
+/// How many connections each client address holds open (HTTP ones, or those of the STOMP port
+/// that have not signed in), shared by every event loop.
 final class ConnectionsPerAddress: Sendable {
     private let counts = Mutex<[String: Int]>([:])
     let limit: Int

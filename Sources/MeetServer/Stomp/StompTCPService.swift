@@ -8,9 +8,11 @@ struct StompTCPService: Service {
     let host: String
     let port: Int
     let broker: StompBroker
+    /// The per-address bound on connections not signed in yet.
+    let gate: StompPortGate
 
     func run() async throws {
-        let listener = try await StompTCPServer.bind(host: host, port: port, broker: broker)
+        let listener = try await StompTCPServer.bind(host: host, port: port, broker: broker, gate: gate)
         try? await gracefulShutdown()
         try await listener.close()
     }
