@@ -18,6 +18,9 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     let services = try AppServices(configuration)
     let broker = makeStompBroker(configuration, services: services, logger: logger)
+    let relay = configuration.relay.map {
+        RelayService(endpoint: $0, chat: services.chat, broker: broker, linkBase: configuration.linkBase, logger: logger)
+    }
     return Application(
         router: try buildRouter(configuration, services: services),
         server: .http1WebSocket(
@@ -32,6 +35,7 @@ public func buildApplication(
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
                try makePushDispatcher(configuration, services: services, broker: broker, logger: logger)]
             + [ChatEventsService(chat: services.chat, logger: logger)]
+            + (relay.map { [$0] } ?? [])
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker,
                                                                    gate: StompPortGate(limit: configuration.httpLimits.maxConnectionsPerAddress,
                                                                                        trustedProxies: configuration.trustedProxies))] } ?? []),

@@ -48,6 +48,9 @@ public struct ServerConfiguration: Sendable {
     public var mediaLimits = MediaLimits()
     /// How pushes are built, delivered and retried.
     public var push = PushSettings()
+    /// The broker through which several nodes on one data directory share their rooms
+    /// (docs/scaling.md); `nil` (default) for a node on its own.
+    public var relay: RelayEndpoint?
     /// The apps that may open the service's https links (`/.well-known/...`); none by default.
     public var appIdentity = AppIdentity()
     /// Deadlines and size limits of HTTP connections on the main port, and how many one client

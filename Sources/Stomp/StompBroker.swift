@@ -60,6 +60,7 @@ public final class StompBroker: Sendable {
     let logger: Logger
     let metrics = StompMetrics()
     private let registry = Mutex(StompSubscriptionRegistry())
+    private let interest = Mutex<(@Sendable (StompInterest) -> Void)?>(nil)
     let signedIn = Mutex(StompSignedInSessions())
     let unauthenticated = Mutex(StompUnauthenticatedSessions())
     private let sessionObserver = Mutex<(@Sendable (StompSessionChange) -> Void)?>(nil)
@@ -161,14 +162,40 @@ public final class StompBroker: Sendable {
         "\u{0}\(userID)\u{0}\(destination)"
     }
 
+    /// Sets who hears when a destination gets its first subscriber on this broker and when it
+    /// loses its last (a relay follows the same destination elsewhere only meanwhile).
+    ///
+    /// `observe` runs under the broker's subscription lock, before the first subscriber is added
+    /// and after the last is removed: whatever it reads is older than any message the new
+    /// subscriber can be sent. It must be quick and must not call back into the broker.
+    public func onInterest(_ observe: @escaping @Sendable (StompInterest) -> Void) {
+        interest.withLock { $0 = observe }
+    }
+
     func subscribe(_ subscriber: StompSubscriptionRegistry.Subscriber, to key: String) {
-        registry.withLock { $0.add(subscriber, to: key) }
+        let observe = interest.withLock { $0 }
+        registry.withLock { registry in
+            if let observe, !registry.hasSubscribers(key) { observe(.began(Self.interestDestination(key))) }
+            registry.add(subscriber, to: key)
+        }
         metrics.subscriptions.increment()
     }
 
     func unsubscribe(_ session: StompSession, subscriptionID: String, from key: String) {
-        registry.withLock { $0.remove(session: session, subscriptionID: subscriptionID, from: key) }
+        let observe = interest.withLock { $0 }
+        registry.withLock { registry in
+            let had = registry.hasSubscribers(key)
+            registry.remove(session: session, subscriptionID: subscriptionID, from: key)
+            if let observe, had, !registry.hasSubscribers(key) { observe(.ended(Self.interestDestination(key))) }
+        }
         metrics.subscriptions.decrement()
+    }
+
+    /// A registry key as the destination it stands for, with the user of a user queue.
+    private static func interestDestination(_ key: String) -> StompInterest.Destination {
+        guard key.hasPrefix("\u{0}") else { return .init(destination: key, userID: nil) }
+        let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
+        return .init(destination: String(parts[2]), userID: String(parts[1]))
     }
 
     /// Writes `message` to each group on its own event loop: one hop per loop, inline on this one.

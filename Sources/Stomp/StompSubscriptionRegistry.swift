@@ -41,6 +41,11 @@ struct StompSubscriptionRegistry {
         destinations[key]?.groups ?? []
     }
 
+    /// Whether `key` has any subscriber.
+    func hasSubscribers(_ key: String) -> Bool {
+        destinations[key] != nil
+    }
+
     mutating func add(_ subscriber: Subscriber, to key: String) {
         var destination = destinations[key] ?? Destination()
         let loop = subscriber.session.eventLoop

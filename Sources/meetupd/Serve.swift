@@ -35,6 +35,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The address clients reach the service at, e.g. https://meetup.example.org; every link the service hands out (calendar files, mails) is built on it, never on a request's Host header. [env: MEETUPD_PUBLIC_URL] (default: http://HOST:PORT)")
     var publicUrl: String?
 
+    @Option(help: "Share chat rooms with other meetupd nodes on the same data directory through this STOMP broker (RabbitMQ's STOMP adapter), e.g. stomp://meetupd:secret@127.0.0.1:61613/meetupd; see docs/scaling.md. [env: MEETUPD_RELAY] (default: off)")
+    var relay: String?
+
     @OptionGroup var common: CommonOptions
 
     @OptionGroup var places: GeocoderOptions
@@ -84,6 +87,12 @@ struct Serve: AsyncParsableCommand {
                 throw ValidationError("The public URL must be an http or https address with a host and no query, not '\(text)'.")
             }
             configuration.publicBaseURL = url
+        }
+        if let text = CommonOptions.setting(relay, "MEETUPD_RELAY") {
+            guard let endpoint = RelayEndpoint(url: text) else {
+                throw ValidationError("The relay must be a stomp://USER:PASS@HOST:PORT/VHOST address, not '\(text)'.")
+            }
+            configuration.relay = endpoint
         }
         configuration.dataDirectory = common.resolvedDataDirectory()
         configuration.logLevel = try common.resolvedLogLevel()

@@ -191,6 +191,25 @@ public final class ChatService: Sendable {
         }
     }
 
+    /// The room's last seq (0 for an empty room), read at once on the calling thread: a relay
+    /// reads it when a room gets its first local subscriber, before the subscriber is added.
+    public func lastSeq(of meetingId: String) throws -> Int64 {
+        try database.reader.read { db in
+            try Int64.fetchOne(db, sql: "SELECT max(seq) FROM chatMessage WHERE roomId = ?",
+                               arguments: [ChatRoomID.meeting(meetingId)]) ?? 0
+        }
+    }
+
+    /// The meeting rooms that took a message at or after `since`, with their last seq: what a
+    /// relay compares with what it delivered, to notice a publication that never came.
+    public func roomsActive(since: Date) async throws -> [(meetingId: String, lastSeq: Int64)] {
+        try await database.reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT meetingId, lastSeq FROM chatRoom WHERE meetingId IS NOT NULL AND lastMessageAt >= ?
+                """, arguments: [since.timeIntervalSince1970]).map { ($0["meetingId"], $0["lastSeq"]) }
+        }
+    }
+
     /// Refuses anyone but the organizer and members, answering a private meeting's outsiders
     /// exactly like an unknown meeting.
     static func requireMember(_ userId: String, of meetingId: String, in db: Database) throws {

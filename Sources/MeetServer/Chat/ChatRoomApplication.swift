@@ -111,7 +111,7 @@ struct ChatRoomApplication: StompApplication {
         }
     }
 
-    private static func headers(of message: ChatMessage) -> StompHeaders {
+    static func headers(of message: ChatMessage) -> StompHeaders {
         ["content-type": "application/json", "seq": String(message.seq)]
     }
 }

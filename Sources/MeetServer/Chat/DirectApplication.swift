@@ -53,7 +53,7 @@ struct DirectApplication: Sendable {
         }
     }
 
-    private static func headers(of message: ChatMessage, position: Int64) -> StompHeaders {
+    static func headers(of message: ChatMessage, position: Int64) -> StompHeaders {
         ["content-type": "application/json", "seq": String(message.seq), "inbox-seq": String(position)]
     }
 }

@@ -26,9 +26,12 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
         }, refusal: StompAuthorizerRules.sessionEnded(because: ending.reason))
     }
     let linkBase = configuration.linkBase
-    services.chat.onCommitted { [weak broker] messages in
-        guard let broker else { return }
-        ChatRoomApplication.broadcast(messages, on: broker, linkBase: linkBase)
+    // With a relay, the relay delivers the rooms' messages instead (RelayService).
+    if configuration.relay == nil {
+        services.chat.onCommitted { [weak broker] messages in
+            guard let broker else { return }
+            ChatRoomApplication.broadcast(messages, on: broker, linkBase: linkBase)
+        }
     }
     services.chat.onDeparted { [weak broker] departures in
         guard let broker else { return }
