@@ -2,7 +2,8 @@
 per device and room, worded in the device's language with plural forms ("Cat та ще 2
 учасники: …", "Hiking: 5 нових повідомлень"), with the badge counting unread inbox entries and
 chat messages; nobody reading the room (subscribed over STOMP) gets one, nor anybody who read
-it before the push fell due; muted meetings get none and quiet hours hold them."""
+it before the push fell due; muted meetings get none and quiet hours hold them. Direct messages
+push the same way ("Ann: …"), unless the recipient follows `/user/queue/direct`."""
 import datetime as dt
 import json
 import os
@@ -10,6 +11,7 @@ import sqlite3
 import time
 import uuid
 
+from direct_support import befriend
 from meetings_support import create_meeting, join
 from notifications_support import add_device, inbox
 from stomp_support import connect_ws
@@ -21,11 +23,16 @@ WAIT = 20  # seconds anything may take on a loaded machine; never a timing asser
 
 def post(server, user, meeting, *texts):
     """Posts `texts` to the meeting's room over STOMP, each answered by a receipt (committed)."""
+    send_all(server, user, f"/app/meetings.{meeting}.chat", texts)
+
+
+def send_all(server, user, destination, texts):
+    """Sends `texts` to a STOMP `destination` as `user`, each answered by a receipt (committed)."""
     conn, recorder = connect_ws(server, user["token"])
     try:
         for index, text in enumerate(texts):
             body = json.dumps({"text": text, "clientMessageId": str(uuid.uuid4())})
-            conn.send(f"/app/meetings.{meeting}.chat", body, content_type="application/json", headers={"receipt": f"p{index}"})
+            conn.send(destination, body, content_type="application/json", headers={"receipt": f"p{index}"})
             recorder.wait_for("RECEIPT", lambda f, r=f"p{index}": f.headers["receipt-id"] == r)
     finally:
         conn.disconnect()
@@ -186,3 +193,34 @@ def test_no_push_to_a_reader_of_the_room_a_muted_meeting_in_quiet_hours_or_once_
                "a push of a room read meanwhile is dropped")
     assert [state for state, _ in chat_jobs(server, rita)] == ["delivered", "delivered"]
     assert len(pushdrop(server)) == 2
+
+
+def test_a_direct_message_is_pushed_once_per_burst_unless_the_friend_is_online(meetupd):
+    delay = 4  # long enough for both messages of the burst to commit on a loaded machine
+    server = meetupd("--chat-push-delay", str(delay))
+    ann, bob = (server.register_user(display_name=name) for name in ("Ann", "Bob"))
+    befriend(server, ann, bob)
+    iphone = add_device(server, bob, "ef" * 32, locale="uk-UA")
+    room = f"direct:{min(ann['id'], bob['id'])}:{max(ann['id'], bob['id'])}"
+
+    # Two messages within the delay: one notification, one job for Bob's one device.
+    send_all(server, ann, f"/app/direct.{bob['id']}", ["Hi Bob", "Are you there?"])
+    assert len(chat_jobs(server, bob)) == 1 and chat_notifications(server, bob) == 1
+    assert chat_jobs(server, ann) == []
+    (push,) = wait_for_pushes(server, 1).values()
+    assert push["token"] == iphone["token"] and push["headers"]["apns-collapse-id"] == f"chat.{room}"
+    body = push["body"]
+    assert body["aps"]["alert"] == {"title": "Ann: 2 нові повідомлення", "body": "Ann: Are you there?"}
+    # Badge: the friend request in his inbox and the two unread messages.
+    assert body["aps"]["thread-id"] == room and body["aps"]["badge"] == 3
+    assert body["kind"] == "chat.message" and body["deeplink"] == f"meetup://direct/{ann['id']}"
+
+    # Bob online (following his direct queue): the next message's push is withdrawn.
+    conn, recorder = connect_ws(server, bob["token"])
+    conn.subscribe("/user/queue/direct", id="direct", headers={"receipt": "sub"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "sub")
+    send_all(server, ann, f"/app/direct.{bob['id']}", ["Saw you online"])
+    assert len(chat_jobs(server, bob)) == 2
+    wait_until(lambda: [state for state, _ in chat_jobs(server, bob)] == ["delivered"], "an open conversation's push is withdrawn")
+    conn.disconnect()
+    assert len(pushdrop(server)) == 1

@@ -63,6 +63,7 @@ struct ChatBatchWriter: Sendable {
             return ChatWritten(appended: posted.isRepeat ? [] : [posted.message], posted: posted)
         case .direct(let post):
             let posted = try DirectConversation.append(post, in: db)
+            if !posted.isRepeat { try ChatPushes.enqueue(posted.message, toPeer: post.peerId, delay: pushDelay, in: db) }
             return ChatWritten(appended: posted.isRepeat ? [] : [posted.message], posted: posted)
         case .change(let change):
             return ChatWritten(appended: try change.apply(in: db).map { [$0] } ?? [])

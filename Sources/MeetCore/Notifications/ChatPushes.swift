@@ -42,10 +42,37 @@ public enum ChatPushes {
         }
     }
 
+    /// Queues the push of a direct `message` to its other member `peerId`, as a meeting post's:
+    /// one waiting notification per conversation (subject: the room id, deeplink: the sender),
+    /// titled with the sender's name, so that it reads "Ann: …" or "Ann: 3 new messages".
+    static func enqueue(_ message: ChatMessage, toPeer peerId: String, delay: TimeInterval, in db: Database) throws {
+        guard message.type == .message, let senderId = message.senderId else { return }
+        let now = message.sentAt.timeIntervalSince1970
+        let waiting = try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM device WHERE userId = ?1 AND disabledAt IS NULL)
+               AND NOT EXISTS (
+                   SELECT 1 FROM notification JOIN pushJob ON pushJob.notificationId = notification.id AND pushJob.state = 'pending'
+                   WHERE notification.userId = ?1 AND notification.kind = ?2 AND notification.subjectId = ?3)
+            """, arguments: [peerId, kind, message.roomId]) ?? false
+        guard waiting else { return }
+        var notification = InboxNotification(
+            id: RandomToken.id(), userId: peerId, kind: kind, subjectId: message.roomId,
+            deeplink: Deeplink.direct(senderId), thread: message.roomId,
+            arguments: ["title": message.senderName ?? ""], createdAt: message.sentAt)
+        try notification.insert(db)
+        try NotificationOutbox.enqueuePushes(of: notification, at: now, notBefore: now + delay, db)
+    }
+
+    /// Whether a chat notification's subject is a direct conversation (its room id) rather than
+    /// a meeting (whose id names the room).
+    public static func isDirect(_ subjectId: String) -> Bool {
+        subjectId.hasPrefix(ChatRoomKind.direct.rawValue + ":")
+    }
+
     /// `notification` with the text of what its user has not read in the room yet, or nil
     /// when they have read it all (or it was deleted): then there is nothing to push.
     static func compose(_ notification: InboxNotification, in db: Database) throws -> InboxNotification? {
-        let roomId = ChatRoomID.meeting(notification.subjectId)
+        let roomId = isDirect(notification.subjectId) ? notification.subjectId : ChatRoomID.meeting(notification.subjectId)
         let unread: SQL = """
             FROM chatMessage WHERE roomId = \(roomId) AND type = 'message' AND deletedAt IS NULL
               AND senderId IS NOT \(notification.userId)

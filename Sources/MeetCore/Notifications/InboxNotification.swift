@@ -46,5 +46,7 @@ public struct InboxNotification: Codable, Sendable, Equatable, FetchableRecord, 
 public enum Deeplink {
     public static func meeting(_ id: String) -> String { "meetup://meetings/\(id)" }
     public static func chat(_ id: String) -> String { "meetup://chat/\(id)" }
+    /// A direct conversation, named by the other member (the reader knows who they are).
+    public static func direct(_ peerId: String) -> String { "meetup://direct/\(peerId)" }
     public static let friendRequests = "meetup://friends/requests"
 }

@@ -26,9 +26,10 @@ struct PushDispatcher: Service {
     let configuration: Configuration
     let logger: Logger
     let now: @Sendable () -> Date
-    /// Whether a user has the chat room of a meeting open (subscribed) now: its chat pushes
-    /// are withdrawn, since they read it there.
-    let isReading: @Sendable (_ userId: String, _ meetingId: String) -> Bool
+    /// Whether a user has the chat room of a meeting, or their direct conversations, open
+    /// (subscribed) now: its chat pushes are withdrawn, since they read it there. The subject is
+    /// a chat notification's (a meeting id, or a direct room id).
+    let isReading: @Sendable (_ userId: String, _ subjectId: String) -> Bool
 
     func run() async throws {
         let queue = PushQueue(database: database, retry: configuration.retry, now: now)
@@ -129,5 +130,9 @@ func makePushDispatcher(_ configuration: ServerConfiguration, services: AppServi
         transports: transports,
         configuration: .init(batchSize: settings.batchSize, retry: settings.retry),
         logger: dispatcherLogger, now: configuration.now,
-        isReading: { userId, meetingId in broker.isSubscribed(user: userId, to: "/topic/meetings.\(meetingId).chat") })
+        isReading: { userId, subjectId in
+            // A conversation is open wherever the user follows their direct queue.
+            let live = ChatPushes.isDirect(subjectId) ? DirectApplication.queue : "/topic/meetings.\(subjectId).chat"
+            return broker.isSubscribed(user: userId, to: live)
+        })
 }
