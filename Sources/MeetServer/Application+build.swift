@@ -31,7 +31,8 @@ public func buildApplication(
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
         services: [FeedLifecycle(meetings: services.meetings, logger: logger),
                    ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger),
-                   MediaSweeper(media: services.media, logger: logger)]
+                   MediaSweeper(media: services.media, logger: logger),
+                   BanLapses(moderation: ModerationService(database: services.database, now: configuration.now), logger: logger)]
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
                try makePushDispatcher(configuration, services: services, broker: broker, logger: logger)]
             + [ChatEventsService(chat: services.chat, logger: logger)]

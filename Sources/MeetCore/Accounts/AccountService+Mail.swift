@@ -20,6 +20,24 @@ extension AccountService {
         }
     }
 
+    /// Mails a reset token to the user with this id or address because a moderator asks (the
+    /// owner lost access, say): no throttle, an audit line, and a refusal rather than silence
+    /// for unknown (`user.notFound`) or banned (`account.banned`) users. Answers the address mailed.
+    public func sendPasswordReset(to reference: String, by moderator: Moderator) async throws -> String {
+        let token = RandomToken.secret()
+        let issuedAt = now()
+        let user = try await database.writer.write { db in
+            let found = try ModerationService.find(reference, in: db)
+            guard !found.banned else { throw MeetError("account.banned", status: 403) }
+            guard let user = try User.fetchOne(db, key: found.id) else { throw MeetError("user.notFound", status: 404) }
+            try Self.issue(token, .resetPassword, for: user.id, at: issuedAt, in: db)
+            try AuditLog.record("user.resetPassword", targetType: "user", targetId: user.id, by: moderator.name, in: db, at: issuedAt)
+            return user
+        }
+        try await mailer.send(mails.passwordReset(to: user, token: token))
+        return user.email
+    }
+
     /// Mails a new confirmation token if the address belongs to an account not yet confirmed
     /// and the throttle lets it go; says nothing either way.
     public func resendConfirmation(email rawEmail: String, clientAddress: String?) async throws {

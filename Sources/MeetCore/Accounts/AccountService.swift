@@ -128,7 +128,8 @@ public struct AccountService: Sendable {
             throw MeetError("auth.invalidCredentials", status: 401)
         }
         throttle.recordSuccess(account: email)
-        if user.banned { throw MeetError("account.banned", status: 403) }
+        // A temporary ban that has run out is lifted here, at once, not at the next sweep.
+        if user.banned, !(try await liftBanIfLapsed(user.id, at: now())) { throw MeetError("account.banned", status: 403) }
         if !user.isConfirmed { throw MeetError("auth.emailNotConfirmed", status: 403) }
         let rehash = hasher.needsRehash(user.passwordHash) ? try await hasher.hash(password) : nil
         let issuedAt = now()
@@ -141,7 +142,9 @@ public struct AccountService: Sendable {
             }
             return secret
         }
-        return Session(accessToken: secret, expiresAt: issuedAt.addingTimeInterval(Self.sessionLifetime), user: user)
+        var signedIn = user
+        signedIn.banned = false  // what a lapsed ban's lifting left
+        return Session(accessToken: secret, expiresAt: issuedAt.addingTimeInterval(Self.sessionLifetime), user: signedIn)
     }
 
     /// Stores a new bearer token for `userID`, valid for `sessionLifetime` from `issuedAt`,

@@ -16,9 +16,11 @@ public struct ModeratedUser: Codable, Sendable, Equatable {
     public var emailConfirmedAt: Date?
     public var banned: Bool
     public var banReason: String?
+    /// When a temporary ban lapses; nil for a ban for good (or no ban).
+    public var bannedUntil: Date?
     public var createdAt: Date
 
-    static let columns = "id, email, displayName, role, emailConfirmedAt, banned, banReason, createdAt"
+    static let columns = "id, email, displayName, role, emailConfirmedAt, banned, banReason, bannedUntil, createdAt"
 
     init(row: Row) {
         id = row["id"]
@@ -29,6 +31,7 @@ public struct ModeratedUser: Codable, Sendable, Equatable {
         confirmed = emailConfirmedAt != nil
         banned = row["banned"]
         banReason = row["banReason"]
+        bannedUntil = row["bannedUntil"]
         createdAt = row["createdAt"]
     }
 }
@@ -40,4 +43,32 @@ public struct ModeratedUserDetails: Codable, Sendable, Equatable {
     public var activeSessions: Int
     /// The latest moderator actions about them, newest first.
     public var history: [AuditEntry]
+    /// The phones they receive pushes on.
+    public var devices: [ModeratedDevice]
+    /// Reports about them, their messages and the meetings they organize, newest first.
+    public var reports: [Report]
+}
+
+/// A user's registered phone as moderators see it: which push service, which app, whether
+/// pushes still reach it (never its push token).
+public struct ModeratedDevice: Codable, Sendable, Equatable {
+    public var id: String
+    /// `apns` or `fcm`.
+    public var pushService: String
+    public var appVersion: String?
+    public var locale: String
+    public var createdAt: Date
+    /// When the push service refused the token for good.
+    public var disabledAt: Date?
+
+    static let columns = "id, pushService, appVersion, locale, createdAt, disabledAt"
+
+    init(row: Row) {
+        id = row["id"]
+        pushService = row["pushService"]
+        appVersion = row["appVersion"]
+        locale = row["locale"]
+        createdAt = row["createdAt"]
+        disabledAt = row["disabledAt"]
+    }
 }

@@ -50,5 +50,11 @@ enum ModerationSchema {
                 CREATE INDEX report_open ON report(createdAt) WHERE status = 'open';
                 """)
         },
+        Migration(name: "503 temporary bans") { db in
+            try db.execute(sql: """
+                ALTER TABLE user ADD COLUMN bannedUntil DATETIME;
+                CREATE INDEX user_banLapse ON user(bannedUntil) WHERE bannedUntil IS NOT NULL;
+                """)
+        },
     ]
 }

@@ -60,4 +60,16 @@ extension ModerationService {
         }
         return userId
     }
+
+    /// The latest reports that make `userId` responsible: of them, of a message they sent, of a
+    /// meeting they organize (each report checked by primary key: the reports are few).
+    static func reports(against userId: String, limit: Int = 20, in db: Database) throws -> [Report] {
+        try Row.fetchAll(db, sql: """
+            SELECT \(Report.columns) FROM report
+            WHERE (targetType = 'user' AND targetId = ?1)
+               OR (targetType = 'message' AND EXISTS (SELECT 1 FROM chatMessage WHERE id = report.targetId AND senderId = ?1))
+               OR (targetType = 'meeting' AND EXISTS (SELECT 1 FROM meeting WHERE id = report.targetId AND organizerId = ?1))
+            ORDER BY createdAt DESC LIMIT ?2
+            """, arguments: [userId, limit]).map(Report.init(row:))
+    }
 }

@@ -25,7 +25,8 @@ public struct ModerationService: Sendable {
         }
     }
 
-    /// One user, by id or e-mail address, with their sessions and the reports against them.
+    /// One user, by id or e-mail address, with their sessions, devices, moderation history
+    /// and the reports against them.
     public func user(_ reference: String) async throws -> ModeratedUserDetails {
         let time = now()
         return try await database.reader.read { db in
@@ -33,7 +34,11 @@ public struct ModerationService: Sendable {
             let sessions = try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM accessToken WHERE userId = ? AND expiresAt > ?", arguments: [user.id, time]) ?? 0
             let audit = try AuditLog.entries(limit: 20, targetId: user.id, in: db)
-            return ModeratedUserDetails(user: user, activeSessions: sessions, history: audit)
+            let devices = try Row.fetchAll(
+                db, sql: "SELECT \(ModeratedDevice.columns) FROM device WHERE userId = ? ORDER BY createdAt", arguments: [user.id]
+            ).map(ModeratedDevice.init(row:))
+            return ModeratedUserDetails(
+                user: user, activeSessions: sessions, history: audit, devices: devices, reports: try Self.reports(against: user.id, in: db))
         }
     }
 
@@ -46,18 +51,21 @@ public struct ModerationService: Sendable {
     }
 
     /// Bans the user: their tokens stop working at once, their live sessions close (through
-    /// the change log), login is refused.
-    public func ban(_ reference: String, reason: String, by moderator: Moderator) async throws -> ModeratedUser {
-        try await change(reference, action: "user.ban", by: moderator, reason: reason) { user, db, time in
-            try Self.ban(user, reason: reason, by: moderator, in: db, at: time)
+    /// the change log), login is refused — for good, or `until` a time, when the ban lapses by
+    /// itself (``liftLapsedBans()``).
+    public func ban(_ reference: String, reason: String, until: Date? = nil, by moderator: Moderator) async throws -> ModeratedUser {
+        try await change(reference, action: "user.ban", by: moderator, reason: reason, detail: until.map { "until " + $0.ISO8601Format() }) {
+            user, db, time in
+            try Self.ban(user, reason: reason, until: until, by: moderator, in: db, at: time)
         }
     }
 
     /// Bans `user` in `db`'s transaction (the caller writes the audit line).
-    static func ban(_ user: ModeratedUser, reason: String, by moderator: Moderator, in db: Database, at time: Date) throws {
+    static func ban(_ user: ModeratedUser, reason: String, until: Date? = nil, by moderator: Moderator, in db: Database, at time: Date) throws {
         guard !user.banned else { throw MeetError.noChange }
         guard user.id != moderator.userId else { throw MeetError.notOnYourself }
-        try db.execute(sql: "UPDATE user SET banned = 1, banReason = ? WHERE id = ?", arguments: [reason, user.id])
+        if let until, until <= time { throw MeetError("moderation.banEndPassed", status: 422) }
+        try db.execute(sql: "UPDATE user SET banned = 1, banReason = ?, bannedUntil = ? WHERE id = ?", arguments: [reason, until, user.id])
         try db.execute(sql: "DELETE FROM accessToken WHERE userId = ?", arguments: [user.id])
         try ChangeLog.record(.userBanned, subject: user.id, detail: reason, in: db, at: time)
     }
@@ -66,7 +74,7 @@ public struct ModerationService: Sendable {
     public func unban(_ reference: String, reason: String?, by moderator: Moderator) async throws -> ModeratedUser {
         try await change(reference, action: "user.unban", by: moderator, reason: reason) { user, db, _ in
             guard user.banned else { throw MeetError.noChange }
-            try db.execute(sql: "UPDATE user SET banned = 0, banReason = NULL WHERE id = ?", arguments: [user.id])
+            try db.execute(sql: "UPDATE user SET banned = 0, banReason = NULL, bannedUntil = NULL WHERE id = ?", arguments: [user.id])
         }
     }
 
@@ -95,14 +103,15 @@ public struct ModerationService: Sendable {
     /// Applies `apply` to the user in one transaction with its audit line, and answers the
     /// user as they are after it.
     private func change(
-        _ reference: String, action: String, by moderator: Moderator, reason: String?,
+        _ reference: String, action: String, by moderator: Moderator, reason: String?, detail: String? = nil,
         _ apply: @escaping @Sendable (ModeratedUser, Database, Date) throws -> Void
     ) async throws -> ModeratedUser {
         let time = now()
         return try await database.writer.write { db in
             let user = try Self.find(reference, in: db)
             try apply(user, db, time)
-            try AuditLog.record(action, targetType: "user", targetId: user.id, by: moderator.name, reason: reason, in: db, at: time)
+            try AuditLog.record(
+                action, targetType: "user", targetId: user.id, by: moderator.name, reason: reason, detail: detail, in: db, at: time)
             return try Self.find(user.id, in: db)
         }
     }

@@ -30,8 +30,8 @@ func addAdminRoutes(to api: RouterGroup<AppRequestContext>, moderation: Moderati
     }
     admin.post("users/{id}/ban") { request, context in
         let by = try await moderator(context)
-        let body = try await request.decode(as: ReasonRequest.self, context: context)
-        return try await moderation.ban(try context.parameters.require("id"), reason: try body.required(), by: by)
+        let body = try await request.decode(as: BanRequest.self, context: context)
+        return try await moderation.ban(try context.parameters.require("id"), reason: try body.required(), until: body.until, by: by)
     }
     admin.post("users/{id}/unban") { request, context in
         let by = try await moderator(context)
@@ -123,6 +123,14 @@ struct ReasonRequest: Decodable {
         }
         return reason
     }
+}
+
+/// A ban's reason, and its end for a temporary one.
+struct BanRequest: Decodable {
+    var reason: String?
+    var until: Date?
+
+    func required() throws -> String { try ReasonRequest(reason: reason).required() }
 }
 
 struct ResolveRequest: Decodable {

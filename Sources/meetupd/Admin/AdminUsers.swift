@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import MeetCore
+import MeetServer
 
 /// `meetupd admin users ...`: find people and act on their accounts.
 struct AdminUsers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "users", abstract: "Find users; confirm, ban, unban, promote or demote them.",
-        subcommands: [List.self, Search.self, Show.self, Confirm.self, Ban.self, Unban.self, Promote.self, Demote.self, Delete.self])
+        commandName: "users", abstract: "Find users; confirm, ban, unban, promote, demote, delete them; mail them a password reset.",
+        subcommands: [List.self, Search.self, Show.self, Confirm.self, Ban.self, Unban.self, Promote.self, Demote.self, ResetPassword.self, Delete.self])
 
     static func table(_ users: [ModeratedUser]) -> TextTable {
         TextTable(columns: ["id", "email", "name", "role", "confirmed", "banned", "created"], rows: users.map {
@@ -17,7 +18,7 @@ struct AdminUsers: AsyncParsableCommand {
     static func table(_ user: ModeratedUser) -> TextTable {
         .fields([
             "id": user.id, "email": user.email, "name": user.displayName, "role": user.role.rawValue,
-            "confirmed": user.emailConfirmedAt?.shown ?? "no", "banned": user.banned ? "yes: \(user.banReason ?? "")" : "no",
+            "confirmed": user.emailConfirmedAt?.shown ?? "no", "banned": user.banned ? "yes\(user.bannedUntil.map { " until " + $0.shown } ?? ""): \(user.banReason ?? "")" : "no",
             "created": user.createdAt.shown,
         ])
     }
@@ -54,7 +55,7 @@ struct AdminUsers: AsyncParsableCommand {
     }
 
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One user, with their sessions and moderation history.")
+        static let configuration = CommandConfiguration(abstract: "One user, with their sessions, devices, moderation history and the reports against them.")
         @Argument(help: "The user's id or e-mail address.") var user: String
         @OptionGroup var admin: AdminOptions
 
@@ -63,6 +64,11 @@ struct AdminUsers: AsyncParsableCommand {
                 let details = try await admin.moderation().user(user)
                 var table = AdminUsers.table(details.user)
                 table.rows.append(["sessions", String(details.activeSessions)])
+                table.rows += details.devices.map {
+                    ["device", "\($0.id) \($0.pushService) app \($0.appVersion ?? "?") since \($0.createdAt.shown)"
+                        + ($0.disabledAt.map { " (disabled \($0.shown))" } ?? "")]
+                }
+                table.rows += details.reports.map { ["report", "\($0.id) \($0.status) \($0.targetType.rawValue) \($0.targetId): \($0.reason)"] }
                 table.rows += details.history.map { ["history", "\($0.createdAt.shown) \($0.action) by \($0.actor): \($0.reason ?? "")"] }
                 try admin.print(details, table: table)
             }
@@ -84,14 +90,17 @@ struct AdminUsers: AsyncParsableCommand {
 
     struct Ban: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Ban a user: their tokens stop working and their live sessions close within a second.")
+            abstract: "Ban a user: their tokens stop working and their live sessions close within a second.",
+            discussion: "With --until the ban lapses by itself at that time: login works again at once, the running server lifts it within seconds.")
         @Argument(help: "The user's id or e-mail address.") var user: String
         @OptionGroup var reason: RequiredReason
+        @Option(help: "When the ban ends: an RFC 3339 time (2026-12-01T18:00:00Z) or a date (midnight UTC). For good without it.")
+        var until: BanEnd?
         @OptionGroup var admin: AdminOptions
 
         func run() async throws {
             try await admin.perform {
-                let changed = try await admin.moderation().ban(user, reason: reason.reason, by: admin.moderator)
+                let changed = try await admin.moderation().ban(user, reason: reason.reason, until: until?.date, by: admin.moderator)
                 try admin.print(changed, table: AdminUsers.table(changed))
             }
         }
@@ -137,6 +146,28 @@ struct AdminUsers: AsyncParsableCommand {
         }
     }
 
+    struct ResetPassword: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Mail a user a password-reset link, as if they had asked (no mail limit applies).",
+            discussion: "The link is built on the service's public address: give --public-url or MEETUPD_PUBLIC_URL as serve has it.")
+        @Argument(help: "The user's id or e-mail address.") var user: String
+        @Option(help: "The address clients reach the service at, as for serve. [env: MEETUPD_PUBLIC_URL]") var publicUrl: String?
+        @OptionGroup var admin: AdminOptions
+
+        func run() async throws {
+            guard let text = CommonOptions.setting(publicUrl, "MEETUPD_PUBLIC_URL") else {
+                throw AdminFailure("Give --public-url (or MEETUPD_PUBLIC_URL): the mailed link is built on it.")
+            }
+            guard let base = ServerConfiguration.publicBaseURL(text) else {
+                throw ValidationError("The public URL must be an http or https address with a host and no query, not '\(text)'.")
+            }
+            try await admin.perform {
+                let mailed = try await admin.accounts(linkBase: base).sendPasswordReset(to: user, by: admin.moderator)
+                try admin.print(["mailed": mailed], table: .fields(["mailed": mailed]))
+            }
+        }
+    }
+
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Erase a user's account and personal data; others' chat stays, shown without an author.")
@@ -150,5 +181,15 @@ struct AdminUsers: AsyncParsableCommand {
                 try admin.print(["deleted": user], table: .fields(["deleted": user]))
             }
         }
+    }
+}
+
+/// `--until`: a moment in RFC 3339, or a calendar date meaning its midnight UTC.
+struct BanEnd: ExpressibleByArgument {
+    var date: Date
+
+    init?(argument: String) {
+        guard let date = RFC3339.date(from: argument) ?? RFC3339.date(from: argument + "T00:00:00Z") else { return nil }
+        self.date = date
     }
 }
