@@ -30,7 +30,10 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
         services: [FeedLifecycle(meetings: services.meetings, logger: logger),
-                   ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, logger: logger),
+                   ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, liveFigures: { [weak broker] in
+                       let counts = broker?.signedInCounts ?? (sessions: 0, users: 0)
+                       return ServerLiveFigures(stompSessions: counts.sessions, stompUsers: counts.users)
+                   }, logger: logger),
                    MediaSweeper(media: services.media, logger: logger),
                    BanLapses(moderation: ModerationService(database: services.database, now: configuration.now), logger: logger)]
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),

@@ -4,13 +4,16 @@ import NIOCore
 /// ban) can reach the connections it opened. Guarded by the broker's lock.
 struct StompSignedInSessions {
     private var byUser: [String: [ObjectIdentifier: StompSession]] = [:]
+    /// Sessions over all users, kept as they come and go (counting them would walk every user).
+    private(set) var sessionCount = 0
+    var userCount: Int { byUser.count }
 
     mutating func add(_ session: StompSession, userID: String) {
-        byUser[userID, default: [:]][ObjectIdentifier(session)] = session
+        if byUser[userID, default: [:]].updateValue(session, forKey: ObjectIdentifier(session)) == nil { sessionCount += 1 }
     }
 
     mutating func remove(_ session: StompSession, userID: String) {
-        byUser[userID]?[ObjectIdentifier(session)] = nil
+        if byUser[userID]?.removeValue(forKey: ObjectIdentifier(session)) != nil { sessionCount -= 1 }
         if byUser[userID]?.isEmpty == true { byUser[userID] = nil }
     }
 
@@ -20,6 +23,12 @@ struct StompSignedInSessions {
 }
 
 extension StompBroker {
+    /// How many sessions are signed in right now, and of how many users (for operators:
+    /// `meetupd admin stats` asks the running server).
+    public var signedInCounts: (sessions: Int, users: Int) {
+        signedIn.withLock { ($0.sessionCount, $0.userCount) }
+    }
+
     /// Ends every signed-in session of `userID` whose principal `matches` (all of them by
     /// default): each gets an ERROR with the refusal's `code` and `message`, then the close, on
     /// its own event loop. Callable from any thread; returns at once.

@@ -8,6 +8,7 @@ import threading
 
 from admin_support import BINARY, admin, admin_json, refused, wait_for
 from meetings_support import KYIV, create_meeting
+from stomp_support import connect_ws
 
 
 def test_help_names_every_group():
@@ -135,13 +136,22 @@ def test_stats_and_notifications(meetupd):
     server = meetupd()
     ann = server.register_user()
     create_meeting(server, ann)
+    conn, _ = connect_ws(server, ann["token"])
+    conn2, _ = connect_ws(server, ann["token"])
     stats = admin_json(server, "stats")
     assert stats["users"] == 1 and stats["confirmedUsers"] == 1 and stats["meetings"] == 1 and stats["upcomingMeetings"] == 1
+    # Asked of the running server over its socket: two sessions of one user.
+    assert stats["live"] == {"stompSessions": 2, "stompUsers": 1}
+    conn.disconnect()
+    conn2.disconnect()
     pushes = admin_json(server, "notifications", "stats")
     assert set(pushes) == {"pending", "sending", "delivered", "dead"} and all(isinstance(v, int) for v in pushes.values())
     assert admin_json(server, "notifications", "retry-dead") == {"retried": 0}
     assert admin_json(server, "notifications", "purge", "--days", "7") == {"purged": 0}
     refused(server, "notifications", "purge", "--days", "0", code=64)
+    server.stop()
+    assert admin_json(server, "stats")["live"] is None
+    assert "server not running" in admin(server, "stats").stdout
 
 
 def test_a_backup_under_write_load_opens_and_passes_the_integrity_check(meetupd):

@@ -8,7 +8,8 @@ import GRDB
 /// The local wake-up call from a process that changed the database to the server that
 /// tails the change log: a connection to the Unix socket `meetupd.sock` in the data
 /// directory, carrying nothing. Without a server (or with a full backlog) it is dropped, and
-/// polling picks the change up.
+/// polling picks the change up. The server answers every connection with one line of its
+/// live figures before hanging up (``ServerLiveFigures``); a nudge does not wait for it.
 public enum ChangeNudge {
     /// The socket's file name inside the data directory.
     public static let socketName = "meetupd.sock"
@@ -30,22 +31,34 @@ public enum ChangeNudge {
 
     /// Connects to the socket at `path` and hangs up at once, without waiting.
     static func send(to path: String) {
+        guard let descriptor = connected(to: path, blocking: false) else { return }
+        close(descriptor)
+    }
+
+    /// A socket connected to `path` (or being connected, when not `blocking`), nil when
+    /// nothing listens there.
+    static func connected(to path: String, blocking: Bool) -> Int32? {
         #if canImport(Glibc)
-        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let flags = Int32(SOCK_CLOEXEC.rawValue) | (blocking ? 0 : Int32(SOCK_NONBLOCK.rawValue))
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | flags, 0)
         #else
         let descriptor = socket(AF_UNIX, SOCK_STREAM, 0)
         #endif
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
+        guard descriptor >= 0 else { return nil }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { bytes in
             bytes.copyBytes(from: path.utf8.prefix(bytes.count - 1))
         }
-        _ = withUnsafePointer(to: &address) { pointer in
+        let result = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
             }
         }
+        guard result == 0 || (!blocking && errno == EINPROGRESS) else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
     }
 }

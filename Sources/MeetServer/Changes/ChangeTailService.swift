@@ -6,11 +6,13 @@ import ServiceLifecycle
 
 /// The server's part in the change log (`docs/moderation.md`): runs the `ChangeTail` and
 /// listens on the data directory's Unix socket, where every connection from another process
-/// (the admin CLI after a commit) wakes the tail at once. Without the socket the tail still
+/// (the admin CLI after a commit) wakes the tail at once, and is answered with the server's
+/// live figures (`meetupd admin stats`) before the close. Without the socket the tail still
 /// polls.
 struct ChangeTailService: Service {
     let tail: ChangeTail
     let dataDirectory: String
+    let liveFigures: @Sendable () -> ServerLiveFigures
     let logger: Logger
 
     func run() async throws {
@@ -31,12 +33,13 @@ struct ChangeTailService: Service {
             return nil
         }
         let tail = tail
+        let liveFigures = liveFigures
         do {
             return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 64)
                 .childChannelInitializer { channel in
                     tail.nudge()
-                    return channel.close()
+                    return channel.pipeline.addHandler(AnswerAndClose(line: liveFigures().line))
                 }
                 .bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true)
                 .get()
@@ -46,5 +49,20 @@ struct ChangeTailService: Service {
             ])
             return nil
         }
+    }
+}
+
+/// Writes one line to a new connection, then closes it; a peer that hung up already (a
+/// nudge) makes the write fail, which is fine.
+private final class AnswerAndClose: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let line: String
+
+    init(line: String) { self.line = line }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        channel.writeAndFlush(ByteBuffer(string: line)).whenComplete { _ in channel.close(promise: nil) }
     }
 }

@@ -39,21 +39,41 @@ struct AdminDatabase: AsyncParsableCommand {
     }
 }
 
-/// `meetupd admin stats`: how big and how busy the community is.
+/// `meetupd admin stats`: how big and how busy the community is, and who is connected.
 struct AdminStats: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "stats", abstract: "Users, meetings, reports, messages per day.")
+    static let configuration = CommandConfiguration(
+        commandName: "stats", abstract: "Users, meetings, reports, messages per day, sessions connected.",
+        discussion: "Connected sessions come from the server running on the data directory, asked over its socket (meetupd.sock); \"not running\" (JSON: live null) when none answers within two seconds.")
     @OptionGroup var admin: AdminOptions
+
+    /// The database's figures and the running server's, in one JSON object.
+    struct Report: Encodable {
+        var stats: ModerationStats
+        var live: ServerLiveFigures?
+
+        private enum Key: String, CodingKey { case live }
+
+        func encode(to encoder: any Encoder) throws {
+            try stats.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(live, forKey: .live)
+        }
+    }
 
     func run() async throws {
         try await admin.perform {
-            let stats = try await admin.moderation().stats()
+            let report = Report(
+                stats: try await admin.moderation().stats(),
+                live: ServerLiveFigures.ask(dataDirectory: admin.common.resolvedDataDirectory()))
+            let stats = report.stats
             var table = TextTable.fields([
                 "users": String(stats.users), "confirmed users": String(stats.confirmedUsers), "banned users": String(stats.bannedUsers),
                 "moderators": String(stats.moderators), "meetings": String(stats.meetings),
                 "upcoming meetings": String(stats.upcomingMeetings), "open reports": String(stats.openReports),
+                "sessions connected": report.live.map { "\($0.stompSessions) (\($0.stompUsers) users)" } ?? "server not running",
             ])
             table.rows += stats.messagesPerDay.map { ["messages \($0.day)", String($0.messages)] }
-            try admin.print(stats, table: table)
+            try admin.print(report, table: table)
         }
     }
 }
