@@ -34,8 +34,8 @@ public struct StompCredentials: Sendable {
     /// `passcode` header, then the transport's token.
     public var bearerToken: String? {
         if let authorization = headers["Authorization"] ?? headers["authorization"],
-           authorization.lowercased().hasPrefix("bearer ") {
-            return String(authorization.dropFirst(7))
+           let token = BearerCredential.token(in: authorization) {
+            return token
         }
         return headers["passcode"] ?? transportToken
     }

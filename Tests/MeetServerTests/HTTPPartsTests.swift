@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Stomp
 import Testing
 @testable import MeetServer
 
@@ -8,9 +9,12 @@ struct HTTPPartsTests {
     @Test(arguments: [
         ("Bearer abc", "abc"), ("bearer  abc ", "abc"), ("BEARER abc", "abc"),
         ("Basic abc", nil), ("Bearer", nil), ("Bearer   ", nil), ("", nil),
+        ("Bearer\tabc", "abc"), (" Bearer abc", "abc"), ("Bearer a b", nil), ("Bearerabc", nil), ("Bearer abc==", "abc=="),
     ] as [(String, String?)])
     func bearerTokens(header: String, token: String?) {
-        #expect(BearerAuthMiddleware.bearerToken(in: header) == token)
+        // One reading for the REST middleware, the WebSocket upgrade and STOMP CONNECT.
+        #expect(BearerCredential.token(in: header) == token)
+        #expect(StompCredentials(headers: ["Authorization": header]).bearerToken == token)
     }
 
     @Test(arguments: [

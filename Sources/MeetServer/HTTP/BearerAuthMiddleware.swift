@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import MeetCore
+import Stomp
 
 /// Reads `Authorization: Bearer <token>` and, when the token is valid, records the signed-in
 /// user in the context. Requests without a token pass through; handlers that need a user
@@ -13,19 +14,11 @@ struct BearerAuthMiddleware: RouterMiddleware {
             return try await next(request, context)
         }
         var context = context
-        if let token = Self.bearerToken(in: header), let authentication = try await accounts.authenticate(bearer: token) {
+        if let token = BearerCredential.token(in: header), let authentication = try await accounts.authenticate(bearer: token) {
             context.authentication = authentication
         } else {
             context.presentedInvalidCredentials = true
         }
         return try await next(request, context)
-    }
-
-    /// The token of a `Bearer` credential (the scheme is case-insensitive, RFC 9110 §11.1).
-    static func bearerToken(in header: String) -> String? {
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        return token.isEmpty ? nil : token
     }
 }
