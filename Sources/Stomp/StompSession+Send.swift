@@ -87,29 +87,10 @@ extension StompSession {
         var headers: StompHeaders = ["content-type": "application/json", "code": refusal.code]
         if let receiptID { headers.add("receipt-id", receiptID) }
         var body = allocator.buffer(capacity: 64 + refusal.message.utf8.count)
-        body.writeString("{\"code\":\(JSONString(refusal.code)),\"message\":\(JSONString(refusal.message))")
-        if let destination { body.writeString(",\"destination\":\(JSONString(destination))") }
-        if let subscriptionID { body.writeString(",\"subscription\":\(JSONString(subscriptionID))") }
+        body.writeString("{\"code\":\(JSONText.quoted(refusal.code)),\"message\":\(JSONText.quoted(refusal.message))")
+        if let destination { body.writeString(",\"destination\":\(JSONText.quoted(destination))") }
+        if let subscriptionID { body.writeString(",\"subscription\":\(JSONText.quoted(subscriptionID))") }
         body.writeString("}")
         deliverToOwnSubscriptions(broker.makeMessage(destination: errorsQueue, headers: headers, body: body))
     }
-}
-
-/// `text` as a JSON string literal.
-func JSONString(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case let control where control.value < 0x20:
-            let hex = String(control.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }

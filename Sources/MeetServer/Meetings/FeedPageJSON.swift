@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import MeetCore
+import Stomp
 
 /// `GET /meetings` writes its JSON by hand: through Foundation's `JSONEncoder` the page took
 /// half as long to encode as to find (perf, `docs/ranking.md`). The document is the one
@@ -20,7 +21,7 @@ extension FeedPage {
         var page = JSONObjectText()
         page.raw("items", "[" + items.map(\.jsonText).joined(separator: ",") + "]")
         // The list envelope always names `nextCursor`, null on the last page (docs/conventions.md).
-        page.raw("nextCursor", nextCursor.map(JSONObjectText.quoted) ?? "null")
+        page.raw("nextCursor", nextCursor.map(JSONText.quoted) ?? "null")
         return page.closed
     }
 }
@@ -58,7 +59,7 @@ extension Meeting {
         json.raw("maxParticipants", maxParticipants.map(String.init))
         json.raw("memberCount", String(memberCount))
         json.raw("membersMayInvite", membersMayInvite ? "true" : "false")
-        json.raw("activityIds", "[" + activityIds.map(JSONObjectText.quoted).joined(separator: ",") + "]")
+        json.raw("activityIds", "[" + activityIds.map(JSONText.quoted).joined(separator: ",") + "]")
         json.string("photoId", photoId)
         json.date("createdAt", createdAt)
         json.date("updatedAt", updatedAt)
@@ -86,7 +87,7 @@ struct JSONObjectText {
     }
 
     mutating func string(_ key: String, _ value: String?) {
-        raw(key, value.map(Self.quoted))
+        raw(key, value.map(JSONText.quoted))
     }
 
     /// Shortest round-trip digits, without a trailing `.0`, as `JSONEncoder` writes them.
@@ -108,30 +109,5 @@ struct JSONObjectText {
             let day = "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
             return "\"\(day)T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z\""
         })
-    }
-
-    /// `value` as a JSON string: quotes, backslashes, slashes and control characters escaped.
-    static func quoted(_ value: String) -> String {
-        // Most text needs no escape: then it is copied whole.
-        let special: (UInt8) -> Bool = { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") }
-        guard value.utf8.contains(where: special) else { return "\"" + value + "\"" }
-        var text = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "/": text += "\\/"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text + "\""
     }
 }
