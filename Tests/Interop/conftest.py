@@ -15,6 +15,20 @@ import uuid
 import pytest
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    """pytest keeps the `tmp_path` folders of the last runs under <tmp>/pytest-of-<user>; this
+    run keeps them in one folder of its own instead, removed when it ends (before pytest's own
+    configure reads the option)."""
+    if config.option.basetemp is None:
+        config.option.basetemp = config._meetupd_basetemp = tempfile.mkdtemp(prefix="meetupd-pytest-")
+
+
+def pytest_unconfigure(config):
+    if getattr(config, "_meetupd_basetemp", None):
+        shutil.rmtree(config._meetupd_basetemp, ignore_errors=True)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -36,12 +36,13 @@ struct EchoLocalizer: Localizing {
 struct AccountServiceTests {
     let clock = TestClock()
     let mailer = MemoryMailer()
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetcore-" + UUID().uuidString)
+    let folder: TemporaryFolder
     let database: AppDatabase
     let accounts: AccountService
 
     init() throws {
-        database = try AppDatabase(dataDirectory: directory.path)
+        folder = try TemporaryFolder("meetcore-accounts-")
+        database = try AppDatabase(dataDirectory: folder.url.path)
         accounts = AccountService(
             database: database, mailer: mailer, localizer: EchoLocalizer(), links: AppLinks(base: "https://meetup.example.org"),
             hasher: PasswordHasher(parameters: .init(logRounds: 4)), now: { [clock] in clock.now })

@@ -93,12 +93,13 @@ import Testing
 /// Formats read from tables written by the test, for what the shipped tables do not show.
 @Suite struct LocalizedFormatTests {
     func makeLocalizer(english: String, ukrainian: String, plurals: String = "") throws -> Localizer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        let folder = try TemporaryFolder("meetupd-strings-")  // read whole by Localizer(directory:)
+        let directory = folder.url
         for (language, strings) in [("en", english), ("uk", ukrainian)] {
-            let folder = directory.appendingPathComponent("\(language).lproj")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let lproj = directory.appendingPathComponent("\(language).lproj")
+            try FileManager.default.createDirectory(at: lproj, withIntermediateDirectories: true)
             if strings.isEmpty { continue }
-            try strings.write(to: folder.appendingPathComponent("Localizable.strings"), atomically: true, encoding: .utf8)
+            try strings.write(to: lproj.appendingPathComponent("Localizable.strings"), atomically: true, encoding: .utf8)
         }
         if !plurals.isEmpty {
             try plurals.write(

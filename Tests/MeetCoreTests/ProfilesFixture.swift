@@ -6,10 +6,11 @@ import GRDB
 /// profile services can be tested without going through registration.
 struct ProfilesFixture {
     let database: AppDatabase
+    let folder: TemporaryFolder
 
     init() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-profiles-" + UUID().uuidString)
-        database = try AppDatabase(dataDirectory: directory.path)
+        folder = try TemporaryFolder("meetupd-profiles-")
+        database = try AppDatabase(dataDirectory: folder.url.path)
     }
 
     var profiles: ProfileService { ProfileService(database: database, now: Date.init) }

@@ -7,11 +7,11 @@ import Testing
 struct FriendsFixture {
     let database: AppDatabase
     let friends: FriendService
+    let folder: TemporaryFolder
 
     init() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-friends-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = try AppDatabase(path: directory.appendingPathComponent("meetupd.sqlite").path)
+        folder = try TemporaryFolder("meetupd-friends-")
+        database = try AppDatabase(path: folder.url.appendingPathComponent("meetupd.sqlite").path)
         friends = FriendService(database: database, now: Date.init)
     }
 

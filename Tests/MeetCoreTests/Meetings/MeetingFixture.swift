@@ -10,12 +10,11 @@ struct MeetingFixture {
 
     let database: AppDatabase
     let service: MeetingService
-    let directory: URL
+    let folder: TemporaryFolder
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetcore-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        database = try AppDatabase(path: directory.appendingPathComponent("db.sqlite").path)
+        folder = try TemporaryFolder("meetcore-meetings-")
+        database = try AppDatabase(path: folder.url.appendingPathComponent("db.sqlite").path)
         service = MeetingService(database: database, resolvePlace: Self.resolve, now: { Self.now })
     }
 
