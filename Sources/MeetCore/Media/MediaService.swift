@@ -66,14 +66,6 @@ public final class MediaService: Sendable {
             contentType: thumbnail.contentType, byteCount: thumbnail.byteCount, etag: "\"\(item.contentHash)-\(maxSide)\"")
     }
 
-    /// Removes every upload of `userId` and their files (a user's erasure).
-    public func removeAll(uploadedBy userId: String) async throws {
-        try await onQueue { [self] in
-            try database.writer.write { db in try db.execute(sql: "DELETE FROM media WHERE uploaderId = ?", arguments: [userId]) }
-            try removeOrphanedFiles()
-        }
-    }
-
     /// Removes uploads nothing has referred to for the grace period, and the files no upload
     /// names any more (also those of users deleted meanwhile).
     public func sweep() async throws {
