@@ -23,12 +23,12 @@ public struct ActivityService: Sendable {
 
     /// Activities whose English or Ukrainian name starts with `query` (or a later word does),
     /// also with a typo or two, best match first and, among equals, the most used first.
-    /// Names are given in `language`.
+    /// Names are given in `language`. Activities moderators hid are never suggested.
     public func suggestions(matching query: String, language: String, limit: Int) async throws -> [ActivitySuggestion] {
         guard Self.suggestionLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.suggestionLimit) }
         let key = SearchKey(try SearchQuery.typed(query))
         let (activities, popularity) = try await database.reader.read { db in
-            (try Activity.fetchAll(db), try Self.popularity(db))
+            (try Activity.filter(sql: "hiddenAt IS NULL").fetchAll(db), try Self.popularity(db))
         }
         return activities
             .compactMap { activity in
@@ -47,12 +47,15 @@ public struct ActivityService: Sendable {
 
     /// Adds an activity under the name a user typed, unless it is (give or take a typo) the
     /// name of one we have in either language: then that one is returned, with `created` false.
+    /// The name of an activity moderators hid is refused (`activity.hidden`).
     public func propose(name: String, language: String, by userId: String) async throws -> (activity: ActivitySuggestion, created: Bool) {
         let name = try Self.normalizedName(name)
         let key = SearchKey(name)
         return try await database.writer.write { [now] db in
             let popularity = try Self.popularity(db)
+            let hidden = try String.fetchSet(db, sql: "SELECT id FROM activity WHERE hiddenAt IS NOT NULL")
             for existing in try Activity.fetchAll(db) where existing.searchKeys.contains(where: { ActivityMatching.isNearDuplicate(key, of: $0) }) {
+                guard !hidden.contains(existing.id) else { throw MeetError("activity.hidden", status: 409) }
                 return (ActivitySuggestion(id: existing.id, name: existing.name(in: language), popularity: popularity[existing.id] ?? 0), false)
             }
             let isUkrainian = name.unicodeScalars.contains { (0x0400...0x04FF).contains($0.value) }
@@ -64,10 +67,14 @@ public struct ActivityService: Sendable {
         }
     }
 
-    /// The ids among `ids` that name no activity.
-    static func unknownIds(_ ids: [String], in db: Database) throws -> Set<String> {
-        let known = try String.fetchSet(db, Activity.select(Column("id")).filter(keys: ids))
-        return Set(ids).subtracting(known)
+    /// The ids among `ids` that may not be used: those that name no activity, and those of
+    /// activities moderators hid unless among `current` (a use that was there before the hiding
+    /// stays).
+    static func unusableIds(_ ids: [String], keeping current: [String] = [], in db: Database) throws -> Set<String> {
+        let usable = try String.fetchSet(db, SQLRequest<String>(literal: """
+            SELECT id FROM activity WHERE id IN \(ids) AND (hiddenAt IS NULL OR id IN \(current))
+            """))
+        return Set(ids).subtracting(usable)
     }
 
     /// How many profiles and meetings use each activity.

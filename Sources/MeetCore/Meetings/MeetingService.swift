@@ -49,7 +49,7 @@ public struct MeetingService: Sendable {
             let activityIds = Array(Set(draft.activityIds ?? [])).sorted()
             let inviteeIds = Array(Set(draft.inviteeIds ?? [])).sorted()
             try checkUsersExist(inviteeIds, field: "inviteeIds", visibleTo: organizerId, in: db)
-            try checkActivitiesExist(activityIds, in: db)
+            try checkActivitiesUsable(activityIds, in: db)
             try MediaAccess.checkPhoto(meeting.photoId, replacing: nil, by: organizerId, in: db)
             try meeting.insert(db)
             try MeetingMemberRecord(meetingId: meeting.id, userId: organizerId, role: .organizer, joinedAt: time).insert(db)
@@ -91,11 +91,14 @@ public struct MeetingService: Sendable {
             try MediaAccess.checkPhoto(meeting.photoId, replacing: old.photoId, by: userId, in: db)
 
             var changed = meeting.changedFields(from: old)
-            if let activityIds = changes.activityIds, Set(activityIds) != Set(try old.activityIds(in: db)) {
-                try checkActivitiesExist(activityIds, in: db)
-                try db.execute(sql: "DELETE FROM meetingActivity WHERE meetingId = ?", arguments: [id])
-                try setActivities(Array(Set(activityIds)), of: id, in: db)
-                changed.append("activityIds")
+            if let activityIds = changes.activityIds {
+                let current = try old.activityIds(in: db)
+                if Set(activityIds) != Set(current) {
+                    try checkActivitiesUsable(activityIds, keeping: current, in: db)
+                    try db.execute(sql: "DELETE FROM meetingActivity WHERE meetingId = ?", arguments: [id])
+                    try setActivities(Array(Set(activityIds)), of: id, in: db)
+                    changed.append("activityIds")
+                }
             }
             if !changed.isEmpty {
                 meeting.revision += 1
@@ -187,11 +190,11 @@ func checkUsersExist(_ userIds: [String], field: String, visibleTo actor: String
     }
 }
 
-/// Refuses with a field problem when any of `activityIds` is not in the catalog.
-func checkActivitiesExist(_ activityIds: [String], in db: Database) throws {
+/// Refuses with a field problem when any of `activityIds` is not in the catalog, or was hidden
+/// by moderators and is not among `current` (the meeting's activities before the edit).
+func checkActivitiesUsable(_ activityIds: [String], keeping current: [String] = [], in db: Database) throws {
     guard !activityIds.isEmpty else { return }
-    let known = try String.fetchSet(db, SQLRequest<String>(literal: "SELECT id FROM activity WHERE id IN \(activityIds)"))
-    if known.count < Set(activityIds).count {
+    if try !ActivityService.unusableIds(activityIds, keeping: current, in: db).isEmpty {
         throw MeetError.invalidField("activityIds", "activity.unknown")
     }
 }

@@ -1,7 +1,7 @@
 import GRDB
 
 /// Tables of moderation (migrations 500–549, the change log's 500 included): roles and bans
-/// on `user`, the audit log, reports.
+/// on `user`, the audit log, reports, hidden activities.
 enum ModerationSchema {
     static let migrations: [Migration] = [
         Migration(name: "501 moderator role, ban reasons, the audit log") { db in
@@ -55,6 +55,11 @@ enum ModerationSchema {
                 ALTER TABLE user ADD COLUMN bannedUntil DATETIME;
                 CREATE INDEX user_banLapse ON user(bannedUntil) WHERE bannedUntil IS NOT NULL;
                 """)
+        },
+        Migration(name: "504 hidden activities") { db in
+            // Set by moderators: the activity keeps its existing uses but is no longer offered
+            // or accepted for new ones.
+            try db.execute(sql: "ALTER TABLE activity ADD COLUMN hiddenAt DATETIME")
         },
     ]
 }

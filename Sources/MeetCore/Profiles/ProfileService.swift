@@ -35,11 +35,12 @@ public struct ProfileService: Sendable {
     }
 
     /// Stores a profile checked by `Profile(validating:...)`, replacing the user's previous
-    /// one; its activities must exist.
+    /// one; its activities must exist, and those moderators hid may only stay, not be added.
     public func update(_ profile: Profile) async throws -> Profile {
         let userId = profile.userId
         return try await database.writer.write { [now] db in
-            let unknown = try ActivityService.unknownIds(profile.activityIds, in: db)
+            let current = try String.fetchAll(db, sql: "SELECT activityId FROM profileActivity WHERE userId = ?", arguments: [userId])
+            let unknown = try ActivityService.unusableIds(profile.activityIds, keeping: current, in: db)
             if !unknown.isEmpty {
                 throw Profile.invalid(profile.activityIds.enumerated().compactMap { index, id in
                     unknown.contains(id) ? .init(field: "activityIds.\(index)", code: "activity.unknown") : nil

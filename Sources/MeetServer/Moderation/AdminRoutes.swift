@@ -103,6 +103,7 @@ func addAdminRoutes(to api: RouterGroup<AppRequestContext>, moderation: Moderati
         guard let action = Report.Resolution(rawValue: body.action) else { throw MeetError.invalidField("action", "field.invalid") }
         return try await moderation.resolve(try context.parameters.require("id"), action: action, note: body.note, by: by)
     }
+    addAdminActivityRoutes(to: admin, moderation: moderation, moderator: moderator, limit: limit)
     admin.get("audit") { request, context in
         _ = try await moderator(context)
         return ItemList(items: try await moderation.audit(limit: try limit(request), targetId: QueryParameters(request).string("targetId")))

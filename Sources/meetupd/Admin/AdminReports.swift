@@ -91,3 +91,8 @@ struct RequiredReason: ParsableArguments {
         guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason must not be empty.") }
     }
 }
+
+/// `--reason` where giving one is up to the moderator (unbans, merges, renames).
+struct OptionalReason: ParsableArguments {
+    @Option(help: "Why; kept in the audit log.") var reason: String?
+}

@@ -109,12 +109,12 @@ struct AdminUsers: AsyncParsableCommand {
     struct Unban: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Lift a ban; the user signs in again.")
         @Argument(help: "The user's id or e-mail address.") var user: String
-        @Option(help: "Why; kept in the audit log.") var reason: String?
+        @OptionGroup var reason: OptionalReason
         @OptionGroup var admin: AdminOptions
 
         func run() async throws {
             try await admin.perform {
-                let changed = try await admin.moderation().unban(user, reason: reason, by: admin.moderator)
+                let changed = try await admin.moderation().unban(user, reason: reason.reason, by: admin.moderator)
                 try admin.print(changed, table: AdminUsers.table(changed))
             }
         }
