@@ -20,7 +20,23 @@ fi
 "$venv/bin/pip" install --quiet --disable-pip-version-check -r Tests/Interop/requirements.txt
 
 swift build --build-tests
+logs=.build/test-logs
+mkdir -p "$logs"
+status=0
 # A hung test fails the run within minutes and leaves its stacks in the log.
-bash Tests/swift-tests.sh
+bash Tests/swift-tests.sh || status=$?
 # A hung interop test fails alone after 10 minutes instead of holding the whole run.
-MEETUPD_BIN="$(swift build --show-bin-path)/meetupd" "$venv/bin/python" -m pytest -q --timeout=600 Tests/Interop
+MEETUPD_BIN="$(swift build --show-bin-path)/meetupd" "$venv/bin/python" -m pytest -q -rfE --timeout=600 Tests/Interop \
+    | tee "$logs/interop.log" || status=$?
+
+# Both stages always run; what failed is said last, on both streams, since a CI log is often
+# cut to its end and may keep only one of them.
+summary=$(
+    echo "::: summary of every test (full logs in $logs)"
+    cat "$logs/summary.txt" 2>/dev/null || echo "Swift tests: no summary (the runner itself failed)"
+    echo "Interop: $(tail -n 1 "$logs/interop.log")"
+    grep -E '^(FAILED|ERROR) ' "$logs/interop.log" | cut -c1-300 | sed -e 's/^/    /' || true
+)
+echo "$summary"
+echo "$summary" >&2
+exit $status
