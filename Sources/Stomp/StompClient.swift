@@ -11,24 +11,43 @@ public final class StompClient: Sendable {
         case closed
     }
 
+    /// Thrown when the server sent nothing within the client's `timeout`; the connection is
+    /// closed then, since a frame may still be on its way.
+    public struct TimedOut: Error, Sendable {
+        /// How long the client waited.
+        public let waited: Duration
+
+        /// A wait of `waited` that ended with nothing received.
+        public init(waited: Duration) {
+            self.waited = waited
+        }
+    }
+
     /// The connection.
     public let channel: any Channel
     /// The version the server chose.
     public let version: StompVersion
     /// The server's CONNECTED frame.
     public let connected: StompFrame
+    /// How long ``next()`` waits for a frame before it throws ``TimedOut``; `nil` waits as long
+    /// as the connection lives.
+    public let timeout: Duration?
     private let frames: AsyncThrowingStream<StompFrame, any Error>
 
-    private init(channel: any Channel, connected: StompFrame, frames: AsyncThrowingStream<StompFrame, any Error>) {
+    private init(channel: any Channel, connected: StompFrame, timeout: Duration?, frames: AsyncThrowingStream<StompFrame, any Error>) {
         self.channel = channel
         self.connected = connected
         self.version = connected.headers["version"].flatMap(StompVersion.init(rawValue:)) ?? .v1_0
+        self.timeout = timeout
         self.frames = frames
     }
 
-    /// Connects, sends CONNECT with `headers` and waits for CONNECTED.
+    /// Connects, sends CONNECT with `headers` and waits for CONNECTED. With a `timeout`, the
+    /// wait for CONNECTED and every ``next()`` end in ``TimedOut`` instead of waiting forever
+    /// on a server that stays silent: tests want that; a relay that idles for hours does not.
     public static func connect(host: String, port: Int, headers: StompHeaders = ["accept-version": "1.2", "host": "localhost"],
-                               group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> StompClient {
+                               group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+                               timeout: Duration? = nil) async throws -> StompClient {
         let (frames, continuation) = AsyncThrowingStream<StompFrame, any Error>.makeStream()
         let channel = try await ClientBootstrap(group: group)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -40,13 +59,12 @@ public final class StompClient: Sendable {
             .connect(host: host, port: port)
             .get()
         try await channel.writeAndFlush(StompFrameEncoder.encode(StompFrame(.connect, headers: headers), version: .v1_0))
-        var iterator = frames.makeAsyncIterator()
-        guard let answer = try await iterator.next() else { throw ConnectError.closed }
+        guard let answer = try await next(in: frames, on: channel, within: timeout) else { throw ConnectError.closed }
         guard answer.command == .connected else {
             try? await channel.close()
             throw ConnectError.refused(answer)
         }
-        return StompClient(channel: channel, connected: answer, frames: frames)
+        return StompClient(channel: channel, connected: answer, timeout: timeout, frames: frames)
     }
 
     /// Sends a frame.
@@ -61,8 +79,33 @@ public final class StompClient: Sendable {
 
     /// The next frame from the server, or `nil` once the connection has closed.
     public func next() async throws -> StompFrame? {
-        var iterator = frames.makeAsyncIterator()
-        return try await iterator.next()
+        try await Self.next(in: frames, on: channel, within: timeout)
+    }
+
+    private static func next(in frames: AsyncThrowingStream<StompFrame, any Error>, on channel: any Channel,
+                             within timeout: Duration?) async throws -> StompFrame? {
+        guard let timeout else {
+            var iterator = frames.makeAsyncIterator()
+            return try await iterator.next()
+        }
+        do {
+            return try await withThrowingTaskGroup(of: StompFrame?.self) { group in
+                group.addTask {
+                    var iterator = frames.makeAsyncIterator()
+                    return try await iterator.next()
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw TimedOut(waited: timeout)
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch let timedOut as TimedOut {
+            // Cancelling the wait ended the stream: the connection is of no further use.
+            try? await channel.close()
+            throw timedOut
+        }
     }
 
     /// Closes the connection.

@@ -45,6 +45,9 @@ struct BrokerFixture {
     let broker: StompBroker
     let server: any Channel
     var port: Int { server.localAddress!.port! }
+    /// How long a test waits for the broker's answer before it fails: far beyond what a loaded
+    /// CI machine needs, far below the watchdog that would otherwise kill the whole run.
+    static let patience = Duration.seconds(30)
 
     static func start(_ configure: (inout StompBroker.Configuration) -> Void = { _ in }) async throws -> BrokerFixture {
         var configuration = StompBroker.Configuration()
@@ -58,7 +61,7 @@ struct BrokerFixture {
     func client(_ user: String = "alice", version: String = "1.2", extra: StompHeaders = [:]) async throws -> StompClient {
         var headers: StompHeaders = ["accept-version": version, "host": "localhost", "passcode": "token-\(user)"]
         for (name, value) in extra.pairs { headers.add(name, value) }
-        return try await StompClient.connect(host: "127.0.0.1", port: port, headers: headers)
+        return try await StompClient.connect(host: "127.0.0.1", port: port, headers: headers, timeout: Self.patience)
     }
 
     func stop() async {

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import Stomp
 
 /// A bare TCP connection for tests that must see the server's bytes as sent (heart-beat EOLs),
 /// send malformed input, or stop reading altogether (slow consumers).
@@ -29,14 +30,28 @@ final class RawConnection: Sendable {
         try await channel.writeAndFlush(ByteBuffer(string: text))
     }
 
-    /// Reads until `done` holds for everything received so far; returns it all.
-    func read(until done: (String) -> Bool) async throws -> String {
-        var received = ""
-        for await chunk in chunks {
-            received += String(buffer: chunk)
-            if done(received) { return received }
+    /// Reads until `done` holds for everything received so far, or the connection closes;
+    /// returns it all. Throws `StompClient.TimedOut` after `patience`, so a test that waits for
+    /// bytes that never come fails instead of hanging.
+    func read(within patience: Duration = BrokerFixture.patience,
+              until done: @escaping @Sendable (String) -> Bool) async throws -> String {
+        let chunks = self.chunks
+        return try await withThrowingTaskGroup(of: String.self) { group in
+            group.addTask {
+                var received = ""
+                for await chunk in chunks {
+                    received += String(buffer: chunk)
+                    if done(received) { return received }
+                }
+                return received
+            }
+            group.addTask {
+                try await Task.sleep(for: patience)
+                throw StompClient.TimedOut(waited: patience)
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
         }
-        return received
     }
 
     func readUntilClosed() async throws -> String {

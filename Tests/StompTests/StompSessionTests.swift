@@ -19,7 +19,7 @@ import Testing
 
     @Test func aConnectWithoutAcceptVersionIsStomp10() async throws {
         let fixture = try await BrokerFixture.start()
-        let client = try await StompClient.connect(host: "127.0.0.1", port: fixture.port, headers: ["passcode": "token-a"])
+        let client = try await StompClient.connect(host: "127.0.0.1", port: fixture.port, headers: ["passcode": "token-a"], timeout: BrokerFixture.patience)
         #expect(client.version == .v1_0)
         await fixture.stop()
     }
@@ -39,7 +39,7 @@ import Testing
         let fixture = try await BrokerFixture.start()
         await #expect {
             _ = try await StompClient.connect(host: "127.0.0.1", port: fixture.port,
-                                              headers: ["accept-version": "1.2", "Authorization": "Bearer nope"])
+                                              headers: ["accept-version": "1.2", "Authorization": "Bearer nope"], timeout: BrokerFixture.patience)
         } throws: { error in
             guard case StompClient.ConnectError.refused(let frame) = error else { return false }
             return frame.command == .error && frame.headers["message"] == "bad token"
@@ -50,7 +50,7 @@ import Testing
     @Test func bearerHeaderAuthenticates() async throws {
         let fixture = try await BrokerFixture.start()
         let client = try await StompClient.connect(host: "127.0.0.1", port: fixture.port,
-                                                   headers: ["accept-version": "1.2", "Authorization": "Bearer token-bob"])
+                                                   headers: ["accept-version": "1.2", "Authorization": "Bearer token-bob"], timeout: BrokerFixture.patience)
         #expect(client.connected.headers["user-name"] == "bob")
         await fixture.stop()
     }
@@ -58,7 +58,7 @@ import Testing
     @Test func framesBeforeConnectAreRefused() async throws {
         let fixture = try await BrokerFixture.start()
         await #expect {
-            _ = try await StompClient.connect(host: "127.0.0.1", port: fixture.port, headers: ["x": "y"])
+            _ = try await StompClient.connect(host: "127.0.0.1", port: fixture.port, headers: ["x": "y"], timeout: BrokerFixture.patience)
         } throws: { _ in true }
         let raw = try await StompClient.connectRaw(port: fixture.port, "SEND\ndestination:/topic/a\nreceipt:9\n\n\0")
         #expect(raw.hasPrefix("ERROR\n"))

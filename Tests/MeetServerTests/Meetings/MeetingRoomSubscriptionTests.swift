@@ -96,10 +96,11 @@ import Testing
         while true {
             do {
                 let client = try await StompClient.connect(
-                    host: "127.0.0.1", port: port, headers: ["accept-version": "1.2", "host": "localhost", "passcode": token])
+                    host: "127.0.0.1", port: port, headers: ["accept-version": "1.2", "host": "localhost", "passcode": token],
+                    timeout: .seconds(30))
                 try await client.send(StompFrame(.subscribe, headers: ["id": "errors", "destination": "/user/queue/errors"]))
                 return client
-            } catch where !(error is StompClient.ConnectError) && attempt < 50 {
+            } catch where !(error is StompClient.ConnectError || error is StompClient.TimedOut) && attempt < 50 {
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(100))
             }
