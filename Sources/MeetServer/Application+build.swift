@@ -18,11 +18,15 @@ public func buildApplication(
     logger.logLevel = configuration.logLevel
     let services = try AppServices(configuration)
     let broker = makeStompBroker(configuration, services: services, logger: logger)
+    let liveFigures: @Sendable () -> ServerLiveFigures = { [weak broker] in
+        let counts = broker?.signedInCounts ?? (sessions: 0, users: 0)
+        return ServerLiveFigures(stompSessions: counts.sessions, stompUsers: counts.users)
+    }
     let relay = configuration.relay.map {
         RelayService(endpoint: $0, chat: services.chat, broker: broker, linkBase: configuration.linkBase, logger: logger)
     }
     return Application(
-        router: try buildRouter(configuration, services: services),
+        router: try buildRouter(configuration, services: services, liveFigures: liveFigures),
         server: .http1WebSocket(
             configuration.webSocketEcho ? .echo() : .stomp(broker),
             policy: ConnectionPolicy(limits: configuration.httpLimits, trustedProxies: configuration.trustedProxies,
@@ -30,10 +34,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
         services: [FeedLifecycle(meetings: services.meetings, logger: logger),
-                   ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, liveFigures: { [weak broker] in
-                       let counts = broker?.signedInCounts ?? (sessions: 0, users: 0)
-                       return ServerLiveFigures(stompSessions: counts.sessions, stompUsers: counts.users)
-                   }, logger: logger),
+                   ChangeTailService(tail: services.changes, dataDirectory: configuration.dataDirectory, liveFigures: liveFigures, logger: logger),
                    MediaSweeper(media: services.media, logger: logger),
                    BanLapses(moderation: ModerationService(database: services.database, now: configuration.now), logger: logger)]
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
@@ -48,8 +49,11 @@ public func buildApplication(
     )
 }
 
-/// The services and every route, with the middlewares in front of them.
-func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = nil) throws -> Router<AppRequestContext> {
+/// The services and every route, with the middlewares in front of them. `liveFigures` tells
+/// who is connected to the broker built beside the router (none in tests of the router alone).
+func buildRouter(
+    _ configuration: ServerConfiguration, services: AppServices? = nil, liveFigures: (@Sendable () -> ServerLiveFigures)? = nil
+) throws -> Router<AppRequestContext> {
     let services = try services ?? AppServices(configuration)
     let database = services.database
     let localizer = services.localizer
@@ -83,7 +87,7 @@ func buildRouter(_ configuration: ServerConfiguration, services: AppServices? = 
     addPresenceRoutes(to: api, presence: services.presence)
     addMediaRoutes(to: api, media: services.media, linkBase: configuration.linkBase)
     addReportRoutes(to: api, reports: ReportService(database: database, now: now))
-    addAdminRoutes(to: api, moderation: ModerationService(database: database, now: now))
+    addAdminRoutes(to: api, moderation: ModerationService(database: database, now: now), accounts: accounts, liveFigures: liveFigures)
     addDeviceRoutes(to: api, devices: devices)
     addNotificationRoutes(to: api, inbox: InboxService(database: database, now: now), localizer: localizer)
     addNotificationSettingsRoutes(to: api, preferences: NotificationPreferences(database: database, now: now))

@@ -84,3 +84,28 @@ def test_a_moderator_mails_a_password_reset_and_sees_devices_and_reports(meetupd
 
     admin_json(server, "users", "ban", ann["id"], "--reason", "spam")
     assert "account.banned" in refused(server, "users", "reset-password", ann["id"], *public)
+
+
+def test_a_moderator_mails_a_password_reset_over_rest(meetupd):
+    server = meetupd()
+    mod, ann, bob = (server.register_user() for _ in range(3))
+    admin_json(server, "users", "promote", mod["id"])
+    path = "/api/v1/admin/users/{}/reset-password"
+    status, _, problem = server.request("POST", path.format(bob["id"]), token=ann["token"])
+    assert status == 403 and problem["code"] == "moderation.forbidden"
+
+    status, _, answer = server.request("POST", path.format(ann["id"]), token=mod["token"])
+    assert status == 200 and answer == {"mailed": ann["email"]}
+    token = server.mailed_token(ann["email"], "reset")  # the same mail as the CLI's and forgot's
+    status, _, _ = server.request("POST", "/api/v1/auth/password/reset", {"token": token, "newPassword": "another new password"})
+    assert status == 204
+    status, _, _ = login(server, {**ann, "password": "another new password"})
+    assert status == 200
+    entry = admin_json(server, "audit", "list", "--target", ann["id"])[0]
+    assert (entry["action"], entry["actor"]) == ("user.resetPassword", "user:" + mod["id"])
+
+    status, _, problem = server.request("POST", path.format("nobody@example.org"), token=mod["token"])
+    assert status == 404 and problem["code"] == "user.notFound"
+    admin_json(server, "users", "ban", bob["id"], "--reason", "spam")
+    status, _, problem = server.request("POST", path.format(bob["id"]), token=mod["token"])
+    assert status == 403 and problem["code"] == "account.banned"

@@ -142,6 +142,11 @@ def test_stats_and_notifications(meetupd):
     assert stats["users"] == 1 and stats["confirmedUsers"] == 1 and stats["meetings"] == 1 and stats["upcomingMeetings"] == 1
     # Asked of the running server over its socket: two sessions of one user.
     assert stats["live"] == {"stompSessions": 2, "stompUsers": 1}
+    # The same figures over REST, from the broker itself.
+    admin_json(server, "users", "promote", ann["id"])
+    status, _, rest = server.request("GET", "/api/v1/admin/stats", token=ann["token"])
+    assert status == 200 and rest["live"] == {"stompSessions": 2, "stompUsers": 1} and rest["moderators"] == 1
+    assert set(rest) == set(stats) and all(rest[key] == stats[key] for key in stats if key != "moderators")
     conn.disconnect()
     conn2.disconnect()
     pushes = admin_json(server, "notifications", "stats")

@@ -20,6 +20,27 @@ public struct ModerationStats: Codable, Sendable, Equatable {
     public var messagesPerDay: [Day]
 }
 
+/// The database's figures with the running server's, as one JSON object: what `admin stats
+/// --json` prints and `GET /admin/stats` answers. `live` is null when no server answered.
+public struct ModerationStatsReport: Encodable, Sendable, Equatable {
+    public var stats: ModerationStats
+    public var live: ServerLiveFigures?
+
+    public init(stats: ModerationStats, live: ServerLiveFigures?) {
+        self.stats = stats
+        self.live = live
+    }
+
+    private enum Key: String, CodingKey { case live }
+
+    /// The figures of `stats` flat beside `live`, which is written even when null.
+    public func encode(to encoder: any Encoder) throws {
+        try stats.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(live, forKey: .live)
+    }
+}
+
 extension ModerationService {
     /// What `stats` shows.
     public func stats() async throws -> ModerationStats {

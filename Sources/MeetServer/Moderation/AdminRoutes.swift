@@ -3,8 +3,13 @@ import Hummingbird
 import MeetCore
 
 /// `/admin/...`: what `meetupd admin` does, for a moderator's token, through the same
-/// `ModerationService`. Anyone else gets 403 `moderation.forbidden`.
-func addAdminRoutes(to api: RouterGroup<AppRequestContext>, moderation: ModerationService) {
+/// `ModerationService` (and `AccountService` for mails). Anyone else gets 403
+/// `moderation.forbidden`. `liveFigures` asks the running broker who is connected (nil in a
+/// router without one: `live` is then null, as for the CLI with no server).
+func addAdminRoutes(
+    to api: RouterGroup<AppRequestContext>, moderation: ModerationService, accounts: AccountService,
+    liveFigures: (@Sendable () -> ServerLiveFigures)?
+) {
     let admin = api.group("admin")
     /// The signed-in moderator, or a refusal.
     @Sendable func moderator(_ context: AppRequestContext) async throws -> Moderator {
@@ -82,6 +87,10 @@ func addAdminRoutes(to api: RouterGroup<AppRequestContext>, moderation: Moderati
         try await moderation.redactMessage(try context.parameters.require("id"), reason: try body.required(), by: by)
         return HTTPResponse.Status.noContent
     }
+    admin.post("users/{id}/reset-password") { _, context in
+        let by = try await moderator(context)
+        return MailedAnswer(mailed: try await accounts.sendPasswordReset(to: try context.parameters.require("id"), by: by))
+    }
     admin.post("users/{id}/delete") { request, context in
         let by = try await moderator(context)
         let body = try await request.decode(as: ReasonRequest.self, context: context)
@@ -110,7 +119,7 @@ func addAdminRoutes(to api: RouterGroup<AppRequestContext>, moderation: Moderati
     }
     admin.get("stats") { _, context in
         _ = try await moderator(context)
-        return try await moderation.stats()
+        return ModerationStatsReport(stats: try await moderation.stats(), live: liveFigures?())
     }
 }
 
@@ -134,6 +143,11 @@ struct BanRequest: Decodable {
     func required() throws -> String { try ReasonRequest(reason: reason).required() }
 }
 
+/// The address a password-reset mail went to.
+struct MailedAnswer: ResponseEncodable {
+    var mailed: String
+}
+
 struct ResolveRequest: Decodable {
     var action: String
     var note: String?
@@ -144,4 +158,4 @@ extension ModeratedUserDetails: ResponseEncodable {}
 extension ModeratedMeeting: ResponseEncodable {}
 extension AuditEntry: ResponseEncodable {}
 extension ModeratedMessage: ResponseEncodable {}
-extension ModerationStats: ResponseEncodable {}
+extension ModerationStatsReport: ResponseEncodable {}

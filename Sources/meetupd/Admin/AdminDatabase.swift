@@ -46,23 +46,9 @@ struct AdminStats: AsyncParsableCommand {
         discussion: "Connected sessions come from the server running on the data directory, asked over its socket (meetupd.sock); \"not running\" (JSON: live null) when none answers within two seconds.")
     @OptionGroup var admin: AdminOptions
 
-    /// The database's figures and the running server's, in one JSON object.
-    struct Report: Encodable {
-        var stats: ModerationStats
-        var live: ServerLiveFigures?
-
-        private enum Key: String, CodingKey { case live }
-
-        func encode(to encoder: any Encoder) throws {
-            try stats.encode(to: encoder)
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(live, forKey: .live)
-        }
-    }
-
     func run() async throws {
         try await admin.perform {
-            let report = Report(
+            let report = ModerationStatsReport(
                 stats: try await admin.moderation().stats(),
                 live: ServerLiveFigures.ask(dataDirectory: admin.common.resolvedDataDirectory()))
             let stats = report.stats
