@@ -122,6 +122,12 @@ public struct LocationService: Sendable {
     }
 
     private static func check(lat: Double, lon: Double, error: ([MeetError.FieldProblem]) -> MeetError) throws {
+        let problems = problems(lat: lat, lon: lon)
+        if !problems.isEmpty { throw error(problems) }
+    }
+
+    /// What is wrong with a position a client sent (shared positions, live positions on the way).
+    static func problems(lat: Double, lon: Double) -> [MeetError.FieldProblem] {
         var problems: [MeetError.FieldProblem] = []
         if !(-90...90).contains(lat) {
             problems.append(.init(field: "lat", code: "field.outOfRange", arguments: ["minimum": "-90", "maximum": "90"]))
@@ -129,6 +135,6 @@ public struct LocationService: Sendable {
         if !(-180...180).contains(lon) {
             problems.append(.init(field: "lon", code: "field.outOfRange", arguments: ["minimum": "-180", "maximum": "180"]))
         }
-        if !problems.isEmpty { throw error(problems) }
+        return problems
     }
 }
