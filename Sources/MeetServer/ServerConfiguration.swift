@@ -40,6 +40,9 @@ public struct ServerConfiguration: Sendable {
     /// How long a user whose last session ended still shows online: a phone that reconnects
     /// sooner makes no offline/online flap.
     public var presenceGrace: Duration = .seconds(10)
+    /// When members may share their way to a meeting and how long a lost connection keeps them
+    /// on the map (docs/chat.md "Members on the way").
+    public var locationSharing = LocationSharingPolicy()
     /// How many account mails go out per hour to one address and for one client address.
     public var mailThrottle = MailThrottle()
     /// The SMTP server mail goes to; nil (the default) writes `.eml` files to the maildrop.

@@ -63,7 +63,7 @@ public final class StompBroker: Sendable {
     private let interest = Mutex<(@Sendable (StompInterest) -> Void)?>(nil)
     let signedIn = Mutex(StompSignedInSessions())
     let unauthenticated = Mutex(StompUnauthenticatedSessions())
-    private let sessionObserver = Mutex<(@Sendable (StompSessionChange) -> Void)?>(nil)
+    private let sessionObservers = Mutex<[@Sendable (StompSessionChange) -> Void]>([])
     private let messageCounter = Atomic<Int>(0)
     private let sessionCounter = Atomic<Int>(0)
     /// How many times a publisher was paused (``StompPublisherFlow``); the metric counts the same.
@@ -80,14 +80,14 @@ public final class StompBroker: Sendable {
         self.logger = logger
     }
 
-    /// Sets who hears of sessions signing in and ending (e.g. presence), called on the
-    /// session's event loop: keep it short.
+    /// Adds an observer of sessions signing in and ending (e.g. presence, members on the way),
+    /// called on the session's event loop: keep it short.
     public func onSessionChange(_ observe: @escaping @Sendable (StompSessionChange) -> Void) {
-        sessionObserver.withLock { $0 = observe }
+        sessionObservers.withLock { $0.append(observe) }
     }
 
     func sessionChanged(_ change: StompSessionChange) {
-        sessionObserver.withLock { $0 }?(change)
+        for observe in sessionObservers.withLock({ $0 }) { observe(change) }
     }
 
     /// Broadcasts to every subscriber of a `/topic/...` destination.

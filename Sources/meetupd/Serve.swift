@@ -50,6 +50,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var mailTransport: MailTransportOptions
 
     @OptionGroup var media: MediaOptions
+    @OptionGroup var locationSharing: LocationSharingOptions
 
     /// Bad settings are refused before anything starts, with this command's usage.
     func validate() throws {
@@ -102,6 +103,7 @@ struct Serve: AsyncParsableCommand {
         configuration.mailThrottle = try mailLimits.resolved()
         configuration.smtp = try mailTransport.resolved()
         configuration.mediaLimits = try media.resolved()
+        configuration.locationSharing = try locationSharing.resolved()
         try door.apply(to: &configuration)
         return configuration
     }

@@ -1,9 +1,10 @@
 /// A SEND to a meeting's chat room on the application side, `/app/meetings.{id}.{action}`:
 /// `chat` posts a message, `read` moves the sender's read marker, `edit` and `delete` change
-/// an earlier message, `typing` tells the room the sender is typing (docs/chat.md).
+/// an earlier message, `typing` tells the room the sender is typing, `location` shares the
+/// sender's way to the meeting (docs/chat.md).
 struct ChatAction: Equatable {
     enum Kind: String {
-        case chat, read, edit, delete, typing
+        case chat, read, edit, delete, typing, location
     }
 
     var meetingId: String

@@ -6,7 +6,8 @@ import Stomp
 /// The app's `/app/...` destinations on the broker: `/app/direct.{userId}...` are direct
 /// messages (``DirectApplication``); `.typing` of either is relayed, never stored
 /// (``TypingRelay``); `/app/meetings.{id}.chat` posts to the meeting's room, `/app/meetings.{id}.read` moves the sender's read marker, `.edit` and
-/// `.delete` change an earlier message (stored as events with their own seq). The broker sends
+/// `.delete` change an earlier message (stored as events with their own seq); `.location` is a
+/// member on the way (``OnTheWayRouting``, in memory only). The broker sends
 /// the sender's RECEIPT when the returned future completes, which ``ChatService`` does only
 /// once the message (or marker) is committed; the broadcast to
 /// `/topic/meetings.{id}.chat` goes out from the commit itself (``broadcast(_:on:linkBase:)``).
@@ -15,6 +16,7 @@ struct ChatRoomApplication: StompApplication {
     let linkBase: String
     let typing: TypingRelay
     let presence: PresenceTracker
+    let onTheWay: OnTheWayRouting
     /// How many missed messages one catch-up page reads.
     static let catchUpPage = 100
 
@@ -41,7 +43,7 @@ struct ChatRoomApplication: StompApplication {
         guard let action = ChatAction(appDestination: message.destination) else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.unknown", message: "cannot send to /app\(message.destination)"))
         }
-        return eventLoop.makeFutureWithTask { [chat, typing] in
+        return eventLoop.makeFutureWithTask { [chat, typing, onTheWay] in
             do {
                 switch action.kind {
                 case .chat:
@@ -60,6 +62,9 @@ struct ChatRoomApplication: StompApplication {
                     // Membership was checked by the authorizer, like any SEND to the room.
                     let request = try Self.decode(TypingRequest.self, body, shape: "{typing}")
                     typing.receive(typing: request.typing, from: user, to: .meeting(action.meetingId), broker: broker, on: eventLoop)
+                case .location:
+                    // Membership was checked by the authorizer, as for typing.
+                    try await onTheWay.receive(body, from: user, session: message.session.id, in: action.meetingId)
                 }
             } catch let error as MeetError {
                 throw StompRefusal(error)
@@ -83,6 +88,7 @@ struct ChatRoomApplication: StompApplication {
     func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
         if destination == DirectApplication.queue { return try direct.catchUp(headers: headers, principal: principal) }
         if destination == PresenceTracker.topic { return presence.snapshot(for: principal.userID) }
+        if let positions = onTheWay.catchUp(destination: destination) { return positions }
         guard let text = headers["since-seq"], let room = MeetingTopic(destination: destination), room.room == .chat else {
             return nil
         }

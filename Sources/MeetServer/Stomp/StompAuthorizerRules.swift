@@ -4,7 +4,7 @@ import Stomp
 
 /// Who may use which broker destination. Every user may listen to their own `/user/queue/...`
 /// (the broker keys those per user). A meeting's rooms (`/topic/meetings.{id}.chat`, `.typing`,
-/// `.locations`, and SENDs to `/app/meetings.{id}.chat|read`) are for its organizer and members,
+/// `.locations`, and SENDs to `/app/meetings.{id}.chat|read|edit|delete|typing|location`) are for its organizer and members,
 /// SENDs to `/app/direct.{userId}` for any signed-in user (friendship is checked as they are stored),
 /// decided by the same rules as REST
 /// (``MeetingAccess``). Every grant of the app's destinations first re-checks the session's

@@ -1,6 +1,7 @@
 import Logging
 import MeetCore
 import NIOCore
+import NIOPosix
 import Stomp
 
 /// The app's STOMP broker: sessions authenticate with REST bearer tokens; destinations are
@@ -13,14 +14,19 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
     brokerConfiguration.connectTimeout = TimeAmount(configuration.stompConnectTimeout)
     brokerConfiguration.maxUnauthenticatedSessions = configuration.maxUnauthenticatedStompSessions
     brokerConfiguration.userTopics = [PresenceTracker.topic]
+    let onTheWay = OnTheWayTracker(
+        policy: configuration.locationSharing, eventLoop: MultiThreadedEventLoopGroup.singleton.next(), now: configuration.now)
     let broker = StompBroker(
         configuration: brokerConfiguration,
         authenticator: StompAccountAuthenticator(accounts: services.accounts),
         authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
         application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase, typing: TypingRelay(),
-                                         presence: services.presence),
+                                         presence: services.presence,
+                                         onTheWay: OnTheWayRouting(tracker: onTheWay, database: services.database)),
         logger: stompLogger)
     services.accounts.liveSessions.onEnd { [weak broker] ending in
+        // Signed out everywhere (a ban, a password reset): off the map at once, not after the grace.
+        if ending.tokenHash == nil { onTheWay.stopAll(of: ending.userID) }
         broker?.endSessions(ofUser: ending.userID, where: { principal in
             ending.tokenHash == nil || principal.credential.map(RandomToken.hash) == ending.tokenHash
         }, refusal: StompAuthorizerRules.sessionEnded(because: ending.reason))
@@ -36,7 +42,9 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
     services.chat.onDeparted { [weak broker] departures in
         guard let broker else { return }
         ChatRevocation.endSubscriptions(of: departures, on: broker)
+        for departure in departures { onTheWay.stop(departure.userId, in: departure.meetingId) }
     }
     services.presence.attach(to: broker)
+    onTheWay.attach(to: broker)
     return broker
 }

@@ -1,0 +1,108 @@
+import Foundation
+import MeetCore
+import NIOCore
+import Stomp
+import Synchronization
+
+/// Members on the way, live (docs/chat.md "Members on the way"). The ``OnTheWayBoard`` lives on
+/// one event loop, so every change applies in the order it happened, and each change goes to
+/// `/topic/meetings.{id}.locations` numbered by `location-seq`, so that a new subscriber's
+/// snapshot and the live updates join with no gap and no repeat. Positions stay in memory:
+/// nothing of them is ever written to the database or a log.
+final class OnTheWayTracker: Sendable {
+    static let positionHeader = "location-seq"
+
+    private struct State {
+        var board: OnTheWayBoard
+        /// Starts at 1: a snapshot taken before any change is numbered 1, the first change 2.
+        var sequence: Int64 = 1
+        weak var broker: StompBroker?
+    }
+
+    let eventLoop: any EventLoop
+    let now: @Sendable () -> Date
+    private let state: NIOLoopBoundBox<State>
+    private let sweep = Mutex<RepeatedTask?>(nil)
+
+    /// A tracker whose expiries (the window's end, lost connections) are checked every `sweepEvery`.
+    init(policy: LocationSharingPolicy, eventLoop: any EventLoop, now: @escaping @Sendable () -> Date,
+         sweepEvery: TimeAmount = .seconds(1)) {
+        self.eventLoop = eventLoop
+        self.now = now
+        state = .makeBoxSendingValue(State(board: OnTheWayBoard(policy: policy)), eventLoop: eventLoop)
+        let task = eventLoop.scheduleRepeatedTask(initialDelay: sweepEvery, delay: sweepEvery) { [weak self] _ in self?.expire() }
+        sweep.withLock { $0 = task }
+    }
+
+    deinit {
+        sweep.withLock { $0?.cancel() }
+    }
+
+    static func topic(_ meetingId: String) -> String { "/topic/meetings.\(meetingId).locations" }
+
+    /// Publishes through `broker` and follows its sessions: a member whose connection drops
+    /// stops sharing after the disconnect grace unless they report again.
+    func attach(to broker: StompBroker) {
+        eventLoop.execute { self.state.value.broker = broker }
+        broker.onSessionChange { [weak self] change in
+            guard case .disconnected(_, let session) = change, let self else { return }
+            let time = now()
+            eventLoop.execute { self.state.value.board.sessionEnded(session, at: time) }
+        }
+    }
+
+    /// Takes a member's position and tells the meeting's subscribers; completes once it has.
+    func share(_ fix: PositionFix, by userId: String, session: String, in meetingId: String,
+               heading destination: MeetingDestination) -> EventLoopFuture<Void> {
+        eventLoop.submit {
+            let position = try self.state.value.board.share(fix, by: userId, session: session, in: meetingId, heading: destination)
+            self.publish(OnTheWayBody(position), in: meetingId)
+        }
+    }
+
+    /// Ends a member's sharing (they asked, left or were removed); completes once the meeting's
+    /// subscribers have been told.
+    @discardableResult
+    func stop(_ userId: String, in meetingId: String) -> EventLoopFuture<Void> {
+        eventLoop.submit {
+            if self.state.value.board.stop(userId, in: meetingId) { self.publish(.stopped(userId), in: meetingId) }
+        }
+    }
+
+    /// Ends all of a user's sharing at once (their sign-in ended everywhere: a ban).
+    func stopAll(of userId: String) {
+        eventLoop.execute {
+            for meetingId in self.state.value.board.stopAll(of: userId) { self.publish(.stopped(userId), in: meetingId) }
+        }
+    }
+
+    private func expire() {
+        guard !state.value.board.isEmpty else { return }
+        for ended in state.value.board.expire(at: now()) { publish(.stopped(ended.userId), in: ended.meetingId) }
+    }
+
+    private func publish(_ body: OnTheWayBody, in meetingId: String) {
+        state.value.sequence += 1
+        guard let broker = state.value.broker, let bytes = try? body.json() else { return }
+        broker.publish(to: Self.topic(meetingId), headers: Self.headers(state.value.sequence), body: bytes)
+    }
+
+    private static func headers(_ sequence: Int64) -> StompHeaders {
+        ["content-type": "application/json", positionHeader: String(sequence)]
+    }
+
+    /// The members on the way as they stand, numbered at the current `location-seq`: what a new
+    /// `/topic/meetings.{id}.locations` subscription starts with.
+    func snapshot(of meetingId: String) -> StompCatchUp {
+        StompCatchUp(positionHeader: Self.positionHeader, after: 0) { [self] after in
+            guard after == 0 else { return [] }
+            return try await eventLoop.submit {
+                let state = self.state.value
+                return try state.board.positions(in: meetingId).map { position in
+                    StompCatchUp.Message(headers: Self.headers(state.sequence), body: try OnTheWayBody(position).json(),
+                                         position: state.sequence)
+                }
+            }.get()
+        }
+    }
+}
