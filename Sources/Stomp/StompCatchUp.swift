@@ -35,6 +35,10 @@ public struct StompCatchUp: Sendable {
         self.page = page
     }
 
+    /// No missed messages: the live ones held back meanwhile (while a grant was confirmed) go
+    /// out in order.
+    static let nothingMissed = StompCatchUp(positionHeader: "", after: 0) { _ in [] }
+
     /// The most live messages one catching-up subscription may hold back; a subscriber whose
     /// catch-up falls this far behind the live room is disconnected as a slow consumer.
     static let maximumHeld = 10_000

@@ -59,6 +59,24 @@ public protocol StompAuthorizer: Sendable {
     /// Authorizes `access` to `destination` for `principal`.
     func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void>
+
+    /// Asks again, once a granted SUBSCRIBE's subscription is registered (its messages held
+    /// back meanwhile), whether the grant still holds; fail to refuse it after all. Access taken
+    /// away while ``authorize(_:destination:principal:on:)`` was answering (a member leaving
+    /// while their SUBSCRIBE was checked) is ended by the application with
+    /// ``StompBroker/endSubscriptions(ofUser:to:refusal:)``, which finds nothing to end until the
+    /// subscription is registered: asking again after it closes that gap. Return nil where a
+    /// grant cannot go stale (the default).
+    func confirm(subscriptionTo destination: String, principal: StompPrincipal,
+                 on eventLoop: any EventLoop) -> EventLoopFuture<Void>?
+}
+
+extension StompAuthorizer {
+    /// Grants cannot go stale: nothing to ask again.
+    public func confirm(subscriptionTo destination: String, principal: StompPrincipal,
+                        on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
+        nil
+    }
 }
 
 /// A refusal by the application (not a protocol violation). The session learns of it on its

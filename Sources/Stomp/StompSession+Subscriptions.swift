@@ -52,15 +52,33 @@ extension StompSession {
             }
             .flatMap { plan in
                 guard case .connected = self.phase else { return self.eventLoop.makeSucceededVoidFuture() }
-                // Live first, held back while catching up: whatever is published from now on is
-                // either in a page or held, so nothing falls between the two.
+                // Live first, held back while catching up (and being confirmed): whatever is
+                // published from now on is either in a page or held, so nothing falls between.
                 var subscription = Subscription(destination: destination, key: key, ack: ack)
-                subscription.held = plan.map { _ in [] }
+                subscription.held = []
                 self.subscriptions[id] = subscription
                 self.broker.subscribe(.init(session: self, subscriptionID: id, acknowledged: ack != .auto,
                                             userID: principal.userID), to: key)
-                guard let plan else { return self.eventLoop.makeSucceededVoidFuture() }
-                return self.catchUp(id, plan, after: plan.after)
+                // Asked only now that an ending of this access would find the subscription.
+                guard let confirmation = self.broker.authorizer.confirm(subscriptionTo: destination, principal: principal, on: self.eventLoop) else {
+                    guard let plan else {
+                        // Nothing can have been held: this is the loop that delivers.
+                        self.subscriptions[id]?.held = nil
+                        return self.eventLoop.makeSucceededVoidFuture()
+                    }
+                    return self.catchUp(id, plan, after: plan.after)
+                }
+                return confirmation.hop(to: self.eventLoop)
+                    .flatMapError { refusal in
+                        // Taken away meanwhile: the subscription goes, unheard, as if refused.
+                        self.removeSubscription(id)
+                        return self.eventLoop.makeFailedFuture(refusal)
+                    }
+                    .flatMap {
+                        guard self.subscriptions[id] != nil else { return self.eventLoop.makeSucceededVoidFuture() }
+                        let plan = plan ?? .nothingMissed
+                        return self.catchUp(id, plan, after: plan.after)
+                    }
             }
     }
 

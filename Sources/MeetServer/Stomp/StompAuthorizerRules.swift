@@ -35,6 +35,19 @@ struct StompAuthorizerRules: StompAuthorizer {
         }
     }
 
+    /// A meeting room's subscription is confirmed once registered: a member who left while
+    /// their SUBSCRIBE was being authorized is refused now, since their departure's revocation
+    /// (``ChatRevocation``) ran before there was a subscription to end. The read starts after
+    /// the registration, so either it sees the departure, or the departure commits later and its
+    /// revocation finds the subscription.
+    func confirm(subscriptionTo destination: String, principal: StompPrincipal,
+                 on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
+        guard let meetingId = MeetingTopic(destination: destination)?.meetingId else { return nil }
+        return eventLoop.makeFutureWithTask { [database] in
+            try await Self.requireMember(principal.userID, of: meetingId, in: database)
+        }
+    }
+
     /// A sandbox topic, open to SUBSCRIBE and SEND when the sandbox is on.
     private func isSandbox(_ destination: String) -> Bool {
         sandbox && destination.hasPrefix("/topic/sandbox.") && destination.count > "/topic/sandbox.".count
