@@ -3,9 +3,13 @@ import Foundation
 
 /// Random identifiers and secrets, base64url-encoded without padding.
 public enum RandomToken {
-    /// An opaque 128-bit id for a stored row (users, meetings, ...): unguessable, URL-safe.
+    /// An opaque 128-bit id for a stored row (users, meetings, ...): unguessable, URL-safe,
+    /// and never starting with "-", which a command line (`meetupd admin users show ID`) would
+    /// take for an option: one id in 64 did.
     public static func id() -> String {
-        make(byteCount: 16)
+        var id = make(byteCount: 16)
+        while id.hasPrefix("-") { id = make(byteCount: 16) }
+        return id
     }
 
     /// A 256-bit secret for bearer, confirmation and reset tokens.
