@@ -1,7 +1,11 @@
 """Reports from the app (POST /reports, GET /me/reports), and moderators' decisions over
 REST with a moderator's token and from `meetupd admin reports` in a separate process."""
-from admin_support import admin_json, refused
-from meetings_support import create_meeting
+import json
+
+from admin_support import admin, admin_json, refused
+from direct_support import befriend
+from meetings_support import create_meeting, register_users
+from stomp_support import connect_ws
 
 
 def report(server, user, target_type, target_id, reason="spam", **extra):
@@ -108,3 +112,40 @@ def test_moderators_act_over_rest_like_the_cli(meetupd):
     assert [m["id"] for m in listed["items"]] == [meeting["id"]]
     status, _, problem = server.request("GET", "/api/v1/admin/meetings/nothing", token=token)
     assert status == 404 and problem["code"] == "meeting.notFound"
+
+
+def test_a_direct_message_is_reported_by_its_recipient_and_read_by_moderators(meetupd):
+    server = meetupd()
+    ann, bob, cat, mod = register_users(server, 4)
+    befriend(server, ann, bob)
+    admin_json(server, "users", "promote", mod["id"])
+    conn, recorder = connect_ws(server, ann["token"])
+    conn.send(f"/app/direct.{bob['id']}", json.dumps({"text": "send me money", "clientMessageId": "c1"}),
+              content_type="application/json", headers={"receipt": "sent"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers.get("receipt-id") == "sent")
+    conn.disconnect()
+    status, _, page = server.request("GET", f"/api/v1/direct/{ann['id']}/messages", token=bob["token"])
+    assert status == 200, page
+    message_id = page["items"][0]["id"]
+
+    status, _, problem = report(server, cat, "message", message_id)  # not her conversation
+    assert status == 404 and problem["code"] == "report.targetNotFound"
+    status, _, filed = report(server, bob, "message", message_id, reason="scam")
+    assert status == 201, filed
+
+    shown = admin_json(server, "reports", "show", filed["id"])
+    assert shown["roomId"].startswith("direct:") and shown["reason"] == "scam"
+    assert (shown["message"]["text"], shown["message"]["senderId"]) == ("send me money", ann["id"])
+    status, _, over_rest = server.request("GET", f"/api/v1/admin/reports/{filed['id']}", token=mod["token"])
+    assert status == 200 and over_rest["message"] == shown["message"] and over_rest["roomId"] == shown["roomId"]
+    status, _, about_ann = report(server, bob, "user", ann["id"])
+    assert status == 201
+    not_a_message = admin_json(server, "reports", "show", about_ann["id"])
+    assert not_a_message["roomId"] is None and not_a_message["message"] is None
+    table = admin(server, "reports", "show", filed["id"])
+    assert table.returncode == 0 and "send me money" in table.stdout and "direct:" in table.stdout
+
+    assert "report.actionUnavailable" in refused(server, "reports", "resolve", filed["id"], "--action", "redact")
+    resolved = admin_json(server, "reports", "resolve", filed["id"], "--action", "ban", "--note", "scam")
+    assert resolved["resolution"] == "ban"
+    assert server.request("GET", "/api/v1/me", token=ann["token"])[0] == 401

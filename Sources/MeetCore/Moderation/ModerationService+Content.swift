@@ -12,6 +12,38 @@ public struct ModeratedMessage: Codable, Sendable, Equatable {
     public var text: String?
     public var sentAt: Date
     public var deletedAt: Date?
+
+    /// The columns ``init(row:)`` reads, from `chatMessage` LEFT JOIN `user` on the sender.
+    static let columns = "chatMessage.id, seq, type, senderId, user.displayName, text, sentAt, deletedAt"
+
+    init(row: Row) {
+        id = row[0]
+        seq = row[1]
+        type = row[2]
+        senderId = row[3]
+        senderName = row[4]
+        text = row[5]
+        sentAt = Date(timeIntervalSince1970: row[6])
+        deletedAt = (row[7] as Double?).map(Date.init(timeIntervalSince1970:))
+    }
+}
+
+/// A report as a moderator opens it: the report, and for a message report the message and
+/// its room (`meeting:{id}` or `direct:{userA}:{userB}`), both null when it is gone.
+public struct ReportDetails: Encodable, Sendable, Equatable {
+    public var report: Report
+    public var roomId: String?
+    public var message: ModeratedMessage?
+
+    private enum Key: String, CodingKey { case roomId, message }
+
+    /// The report's fields flat beside `roomId` and `message`, written even when null.
+    public func encode(to encoder: any Encoder) throws {
+        try report.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(roomId, forKey: .roomId)
+        try container.encode(message, forKey: .message)
+    }
 }
 
 extension ModerationService {
@@ -22,14 +54,10 @@ extension ModerationService {
             let last = try Int64.fetchOne(db, sql: "SELECT lastSeq FROM chatRoom WHERE meetingId = ?", arguments: [meetingId]) ?? 0
             let upper = seq.map { $0 + Int64(limit / 2) } ?? last
             return try Row.fetchAll(db, sql: """
-                SELECT chatMessage.id, seq, type, senderId, user.displayName, text, sentAt, deletedAt
+                SELECT \(ModeratedMessage.columns)
                 FROM chatMessage JOIN chatRoom ON chatRoom.id = chatMessage.roomId LEFT JOIN user ON user.id = chatMessage.senderId
                 WHERE chatRoom.meetingId = ? AND seq <= ? ORDER BY seq DESC LIMIT ?
-                """, arguments: [meetingId, upper, limit]).reversed().map { row in
-                ModeratedMessage(
-                    id: row[0], seq: row[1], type: row[2], senderId: row[3], senderName: row[4], text: row[5],
-                    sentAt: Date(timeIntervalSince1970: row[6]), deletedAt: (row[7] as Double?).map(Date.init(timeIntervalSince1970:)))
-            }
+                """, arguments: [meetingId, upper, limit]).reversed().map(ModeratedMessage.init(row:))
         }
     }
 

@@ -11,9 +11,24 @@ extension ModerationService {
         }
     }
 
-    /// One report.
-    public func report(_ id: String) async throws -> Report {
-        try await database.reader.read { db in try ReportService.find(id, in: db) }
+    /// One report, with the reported message when it is about one (a direct message is read
+    /// nowhere else by moderators).
+    public func report(_ id: String) async throws -> ReportDetails {
+        try await database.reader.read { db in
+            let report = try ReportService.find(id, in: db)
+            let message = report.targetType == .message ? try Self.reportedMessage(report.targetId, in: db) : nil
+            return ReportDetails(report: report, roomId: message?.roomId, message: message?.message)
+        }
+    }
+
+    /// The message `id` as moderators read it, with its room.
+    private static func reportedMessage(_ id: String, in db: Database) throws -> (message: ModeratedMessage, roomId: String, roomKind: String)? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT \(ModeratedMessage.columns), chatRoom.id AS roomId, chatRoom.kind
+            FROM chatMessage JOIN chatRoom ON chatRoom.id = chatMessage.roomId LEFT JOIN user ON user.id = chatMessage.senderId
+            WHERE chatMessage.id = ?
+            """, arguments: [id]) else { return nil }
+        return (ModeratedMessage(row: row), row["roomId"], row["kind"])
     }
 
     /// Closes the report — and every other open report of the same target, one decision for
@@ -29,7 +44,10 @@ extension ModerationService {
             case .dismiss, .warn:
                 break
             case .redact:
-                guard report.targetType == .message else { throw MeetError("report.actionUnavailable", status: 409) }
+                // Redaction is broadcast to a meeting's room; direct messages have no redaction yet.
+                guard report.targetType == .message, try Self.reportedMessage(report.targetId, in: db)?.roomKind != "direct" else {
+                    throw MeetError("report.actionUnavailable", status: 409)
+                }
                 try Self.redact(report.targetId, reason: note ?? report.reason, by: moderator, in: db, at: time)
             case .ban:
                 let culprit = try Self.responsibleUser(of: report, in: db)

@@ -125,7 +125,7 @@ public struct ReportService: Sendable {
 
     /// Refuses, as if it did not exist, a target the reporter may not see: a hidden or
     /// blocked user (or themselves), a private meeting they have no part in, a message of a
-    /// room they are not in.
+    /// meeting room they are not in or of a direct conversation that is not theirs.
     private static func requireVisible(_ type: Report.TargetType, _ id: String, to reporterId: String, in db: Database) throws {
         let notFound = MeetError("report.targetNotFound", status: 404)
         switch type {
@@ -139,9 +139,17 @@ public struct ReportService: Sendable {
                 throw notFound
             }
         case .message:
-            guard let meetingId = try String.fetchOne(db, sql: """
-                SELECT chatRoom.meetingId FROM chatMessage JOIN chatRoom ON chatRoom.id = chatMessage.roomId WHERE chatMessage.id = ?
+            guard let room = try Row.fetchOne(db, sql: """
+                SELECT chatRoom.meetingId, direct.userA, direct.userB
+                FROM chatMessage JOIN chatRoom ON chatRoom.id = chatMessage.roomId
+                LEFT JOIN directConversation AS direct ON direct.roomId = chatMessage.roomId
+                WHERE chatMessage.id = ?
                 """, arguments: [id]) else { throw notFound }
+            guard let meetingId = room["meetingId"] as String? else {
+                // A direct message: either of the two may report it.
+                guard [room["userA"], room["userB"]].contains(reporterId as String?) else { throw notFound }
+                return
+            }
             do {
                 let role = try MeetingAccess.role(of: reporterId, inMeeting: meetingId, in: db)
                 guard role == .organizer || role == .member else { throw notFound }

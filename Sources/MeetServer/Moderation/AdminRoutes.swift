@@ -158,4 +158,5 @@ extension ModeratedUserDetails: ResponseEncodable {}
 extension ModeratedMeeting: ResponseEncodable {}
 extension AuditEntry: ResponseEncodable {}
 extension ModeratedMessage: ResponseEncodable {}
+extension ReportDetails: ResponseEncodable {}
 extension ModerationStatsReport: ResponseEncodable {}

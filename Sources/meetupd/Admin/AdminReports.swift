@@ -22,6 +22,20 @@ struct AdminReports: AsyncParsableCommand {
         ])
     }
 
+    /// The report, then the reported message with its room when there is one.
+    static func table(_ details: ReportDetails) -> TextTable {
+        var table = table(details.report)
+        if let message = details.message, let room = details.roomId {
+            table.rows += [
+                ["room", room],
+                ["message", "#\(message.seq) \(message.senderName ?? "(deleted account)") at \(message.sentAt.shown)"
+                    + (message.deletedAt == nil ? "" : ", deleted")],
+                ["text", message.text ?? ""],
+            ]
+        }
+        return table
+    }
+
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The newest reports.")
         @Flag(help: "Only open reports.") var open = false
