@@ -8,6 +8,7 @@ with SIGKILL (no receipted message is lost)."""
 import json
 import os
 import signal
+import socket
 import threading
 import time
 
@@ -218,3 +219,100 @@ def test_sigkill_of_a_node_loses_no_receipted_message(meetupd, rabbitmq):
     stored = [m["clientMessageId"] for m in page["items"] if m["type"] == "message"]
     assert receipted <= set(stored) and len(stored) == len(set(stored))
     conn_b.disconnect()
+
+
+class Partition:
+    """A TCP forwarder to `port` whose open connections can be cut off the way a network
+    partition cuts them: bytes stop flowing both ways and no FIN or RST gets through, so
+    neither end learns of it from TCP. Connections made afterwards flow again."""
+
+    def __init__(self, port: int):
+        self.target = port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.generation = 0
+        self.sockets = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def cut(self):
+        """Silences every connection open now."""
+        self.generation += 1
+
+    def close(self):
+        self.listener.close()
+        for sock in self.sockets:
+            sock.close()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.listener.accept()
+                upstream = socket.create_connection(("127.0.0.1", self.target), timeout=5)
+            except OSError:
+                return
+            upstream.settimeout(None)
+            self.sockets += [client, upstream]
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(source, sink, self.generation), daemon=True).start()
+
+    def _pipe(self, source, sink, generation):
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                return
+            flowing = generation == self.generation  # once cut off, nothing gets through, not even the end
+            try:
+                if not data:
+                    if flowing:
+                        sink.shutdown(socket.SHUT_WR)
+                    return
+                if flowing:
+                    sink.sendall(data)
+            except OSError:
+                return
+
+
+def test_a_node_cut_off_from_rabbitmq_notices_the_silence_and_connects_anew(meetupd, rabbitmq):
+    """A partition leaves the relay connection open and silent; only the missing heart-beats
+    tell. Node b asks for one each second, so it gives up on the dead link after three and
+    connects anew. Rooms would heal without it (the sweep reads the database), but direct
+    messages cross nodes only through the relay: without the check, none sent after the cut
+    would ever reach b."""
+    partition = Partition(rabbitmq.stomp_port)
+    try:
+        a = meetupd("--relay", rabbitmq.url)
+        b = meetupd("--relay", f"stomp://guest:guest@127.0.0.1:{partition.port}/?heart-beat=1", data=a.data)
+        ann, bob = register_users(a, 2)
+        befriend(a, ann, bob)
+        sender, _ = connect_ws(a, bob["token"])
+        reader, on_b = connect_ws(b, ann["token"])
+        reader.subscribe("/user/queue/direct", id="direct", headers={"receipt": "direct"})
+        on_b.wait_for("RECEIPT", lambda f: f.headers.get("receipt-id") == "direct")
+
+        def say(client_id):
+            body = json.dumps({"text": "hi", "clientMessageId": client_id})
+            sender.send(f"/app/direct.{ann['id']}", body, content_type="application/json")
+
+        def heard():
+            return [json.loads(f.body)["clientMessageId"] for f in on_b.messages()]
+
+        say("before")
+        wait_until(lambda: "before" in heard(), "the direct message before the partition")
+        partition.cut()
+        # One message a second until b hears again: the ones sent while its link was dead are
+        # lost to it (direct messages cross nodes at most once; the app resumes with since-seq).
+        deadline = time.monotonic() + RELAY_WAIT
+        number = 0
+        while not any(client_id.startswith("after") for client_id in heard()):
+            assert time.monotonic() < deadline, "b never heard from the relay again after the partition"
+            say(f"after{number}")
+            number += 1
+            time.sleep(1)
+        last = f"after{number}"
+        say(last)
+        wait_until(lambda: last in heard(), "a direct message once b had connected anew")
+        sender.disconnect()
+        reader.disconnect()
+    finally:
+        partition.close()

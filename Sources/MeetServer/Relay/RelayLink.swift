@@ -27,8 +27,6 @@ final class RelayLink: Sendable {
 
     /// The most commands waiting on a slow connection; older ones are dropped.
     static let backlog = 10_000
-    /// How often the link sends a heart-beat to the broker.
-    static let heartBeat = Duration.seconds(10)
 
     /// What the node follows, and the outbox of the live connection (nil while there is none).
     private struct State {
@@ -74,10 +72,11 @@ final class RelayLink: Sendable {
         var backoff = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
+                let beat = endpoint.heartBeat.components.seconds * 1000
                 let client = try await StompClient.connect(host: endpoint.host, port: endpoint.port, headers: [
                     "accept-version": "1.2", "host": endpoint.virtualHost, "login": endpoint.login,
-                    "passcode": endpoint.passcode, "heart-beat": "\(Self.heartBeat.components.seconds * 1000),0",
-                ])
+                    "passcode": endpoint.passcode, "heart-beat": "\(beat),\(beat)",
+                ], timeout: endpoint.heartBeat * 3)
                 logger.info("relay connected", metadata: ["host": "\(endpoint.host):\(endpoint.port)"])
                 backoff = .milliseconds(100)
                 await serve(client, handlers)
@@ -107,7 +106,7 @@ final class RelayLink: Sendable {
             group.addTask { await self.read(client, handlers) }
             group.addTask { try? await self.write(client, following: followed, commands: commands) }
             group.addTask {
-                while (try? await Task.sleep(for: Self.heartBeat)) != nil {
+                while (try? await Task.sleep(for: self.endpoint.heartBeat)) != nil {
                     guard (try? await client.send(bytes: ByteBuffer(string: "\n"))) != nil else { return }
                 }
             }
@@ -118,7 +117,19 @@ final class RelayLink: Sendable {
     }
 
     private func read(_ client: StompClient, _ handlers: Handlers) async {
-        while let frame = try? await client.next() {
+        let silence = allowedSilence(client.connected)
+        while true {
+            let frame: StompFrame
+            do {
+                guard let next = try await client.next(allowingSilence: silence) else { return }
+                frame = next
+            } catch is StompClient.TimedOut {
+                // A partition or a frozen broker: TCP says nothing for many minutes.
+                logger.warning("relay silent for three heart-beats; reconnecting", metadata: ["silence": "\(silence ?? .zero)"])
+                return
+            } catch {
+                return
+            }
             switch frame.command {
             case .message:
                 guard let destination = frame.headers["destination"] else { continue }
@@ -133,6 +144,17 @@ final class RelayLink: Sendable {
                 continue
             }
         }
+    }
+
+    /// Three of the broker's heart-beats as its CONNECTED promised them (every
+    /// max(theirs, ours)), or nil when it promised none and silence proves nothing.
+    private func allowedSilence(_ connected: StompFrame) -> Duration? {
+        let promised = connected.headers["heart-beat"]?.split(separator: ",").first.flatMap { Int($0) } ?? 0
+        guard promised > 0 else {
+            logger.warning("the relay broker sends no heart-beats: a dead link is noticed only when TCP gives up")
+            return nil
+        }
+        return max(.milliseconds(promised), endpoint.heartBeat) * 3
     }
 
     /// Subscribes to everything followed, then sends commands as they come; a SUBSCRIBE or
