@@ -109,6 +109,8 @@ let package = Package(
                 .copy("Resources/openapi.yaml"),
                 .copy("Resources/config-schema.json"),
                 .copy("Resources/link-page.mustache"),
+                .copy("Resources/mail.html.mustache"),
+                .copy("Resources/mail.txt.mustache"),
             ]
         ),
         // Seeds 100,000 meetings and times the feed through MeetingService: `swift run -c release FeedBenchmark`;

@@ -38,7 +38,8 @@ public func buildApplication(
                    MediaSweeper(media: services.media, logger: logger),
                    BanLapses(moderation: ModerationService(database: services.database, now: configuration.now), logger: logger)]
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
-               try makePushDispatcher(configuration, services: services, broker: broker, logger: logger)]
+               try makePushDispatcher(configuration, services: services, broker: broker, logger: logger),
+               try makeMailDispatcher(configuration, services: services, logger: logger)]
             + [ChatEventsService(chat: services.chat, logger: logger)]
             + (relay.map { [$0] } ?? [])
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker,
@@ -105,6 +106,8 @@ func buildRouter(
 struct AppServices {
     let database: AppDatabase
     let localizer: Localizer
+    /// The configured mail transport: the maildrop, or SMTP.
+    let mailer: any Mailer
     let accounts: AccountService
     /// The configured geocoder; meetings resolve their places with `geocoder.place(for:)`.
     let geocoder: any Geocoder
@@ -125,10 +128,11 @@ struct AppServices {
         geocoder = configuration.geocoder.makeGeocoder()
         database = try AppDatabase(dataDirectory: configuration.dataDirectory)
         localizer = try Localizer.bundled()
+        mailer = configuration.smtp.map { SMTPMailer(settings: $0, sender: MaildropMailer.defaultSender, now: configuration.now) as any Mailer }
+            ?? MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath), now: configuration.now)
         accounts = AccountService(
             database: database,
-            mailer: configuration.smtp.map { SMTPMailer(settings: $0, sender: MaildropMailer.defaultSender, now: configuration.now) as any Mailer }
-                ?? MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath), now: configuration.now),
+            mailer: mailer,
             localizer: localizer,
             links: AppLinks(base: configuration.linkBase),
             hasher: PasswordHasher(parameters: configuration.passwordHashing),

@@ -2,69 +2,18 @@
 (aiosmtpd): AUTH PLAIN over plain text where the operator allows it, and STARTTLS with a
 certificate the test makes, the server refusing any mail before TLS and sign-in. The account
 mails arrive whole (UTF-8 subject, the confirmation link) and work."""
-import email
-import email.policy
 import os
 import re
 import shutil
-import socket
 import ssl
 import subprocess
 import tempfile
-import threading
-import time
 import uuid
 
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import AuthResult
 
 from push_fakes import Credentials
-
-WAIT = 20  # seconds a mail may take on a loaded machine; never a timing assertion
-USER, PASSWORD = "meetupd", "s3cret-пароль"
-
-
-class Mailbox:
-    """The SMTP server's handler: keeps every message it accepts."""
-
-    def __init__(self):
-        self.messages = []
-        self.cond = threading.Condition()
-
-    async def handle_DATA(self, server, session, envelope):
-        with self.cond:
-            self.messages.append(envelope)
-            self.cond.notify_all()
-        return "250 Message accepted"
-
-    def wait(self, count):
-        deadline = time.monotonic() + WAIT
-        with self.cond:
-            while len(self.messages) < count:
-                remaining = deadline - time.monotonic()
-                assert remaining > 0, f"expected {count} mails, got {len(self.messages)}"
-                self.cond.wait(remaining)
-            return list(self.messages)
-
-
-def authenticate(server, session, envelope, mechanism, auth_data):
-    ok = auth_data.login == USER.encode() and auth_data.password == PASSWORD.encode()
-    return AuthResult(success=ok)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def smtp_server(**options):
-    mailbox = Mailbox()
-    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port(), authenticator=authenticate,
-                            auth_required=True, **options)
-    controller.start()
-    return controller, mailbox
+from smtp_support import PASSWORD, USER, parse, smtp_server
 
 
 def register(server, locale):
@@ -78,7 +27,7 @@ def register(server, locale):
 
 def confirmation(envelope, address):
     assert envelope.mail_from == "no-reply@meetupd.local" and envelope.rcpt_tos == [address]
-    message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+    message = parse(envelope)
     assert message["To"] == address
     token = re.search(r"/auth/confirm\?token=(\S+)", message.get_content()).group(1)
     return message, token

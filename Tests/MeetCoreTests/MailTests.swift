@@ -15,6 +15,29 @@ struct MailTests {
         #expect(body == "Привіт!\r\nДякуємо.\r\n")
     }
 
+    @Test func aMailWithHTMLIsMultipartAlternativeInBase64() throws {
+        let html = "<p>" + String(repeating: "Привіт, світе! ", count: 80) + "</p>"
+        let mail = Mail(to: "olena@example.org", subject: "Запрошення", body: "Привіт!\nДякуємо.", html: html)
+        let text = MaildropMailer.render(mail, from: "meetupd <no-reply@meetupd.local>", date: Date(timeIntervalSince1970: 0), messageID: "<x@meetupd.local>")
+        let lines = text.components(separatedBy: "\r\n")
+        #expect(!text.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
+        #expect(lines.allSatisfy { $0.utf8.count <= 78 && $0.allSatisfy(\.isASCII) })
+        let boundary = try #require(lines.first { $0.hasPrefix(" boundary=") }?
+            .split(separator: "\"").dropFirst().first.map(String.init))
+        let parts = text.components(separatedBy: "--" + boundary)
+        // Preamble, text, HTML, and the closing "--".
+        #expect(parts.count == 4 && parts[3] == "--\r\n")
+        func decoded(_ part: String) throws -> (type: String, content: String) {
+            let pieces = part.components(separatedBy: "\r\n\r\n")
+            #expect(pieces[0].contains("Content-Transfer-Encoding: base64"))
+            let data = try #require(Data(base64Encoded: pieces[1].replacingOccurrences(of: "\r\n", with: "")))
+            return (pieces[0], String(decoding: data, as: UTF8.self))
+        }
+        let plain = try decoded(parts[1]), rich = try decoded(parts[2])
+        #expect(plain.type.contains("Content-Type: text/plain; charset=utf-8") && plain.content == "Привіт!\r\nДякуємо.\r\n")
+        #expect(rich.type.contains("Content-Type: text/html; charset=utf-8") && rich.content == html + "\r\n")
+    }
+
     @Test func writesOneFilePerMail() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("maildrop-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }

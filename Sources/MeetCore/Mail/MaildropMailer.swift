@@ -34,23 +34,37 @@ public struct MaildropMailer: Mailer {
     }
 
     /// The message text with CRLF line ends; non-ASCII subjects become RFC 2047 encoded words.
-    /// Every transport sends exactly this text.
+    /// A mail with an HTML part becomes `multipart/alternative` (text first, HTML preferred),
+    /// each part in base64 so that no line outgrows SMTP's limit. Every transport sends exactly this text.
     public static func render(_ mail: Mail, from sender: String, date: Date, messageID: String) -> String {
-        let headers = [
+        var headers = [
             "From: \(sender)",
             "To: \(mail.to)",
             "Subject: \(encodedHeaderText(mail.subject))",
             "Date: \(rfc5322Date(date))",
             "Message-ID: \(messageID)",
             "MIME-Version: 1.0",
-            "Content-Type: text/plain; charset=utf-8",
-            "Content-Transfer-Encoding: 8bit",
         ]
-        let body = mail.body
-            .replacingOccurrences(of: "\r\n", with: "\n")
+        guard let html = mail.html else {
+            headers += ["Content-Type: text/plain; charset=utf-8", "Content-Transfer-Encoding: 8bit"]
+            return headers.joined(separator: "\r\n") + "\r\n\r\n" + crlfLines(mail.body) + "\r\n"
+        }
+        // "=_" never occurs in base64, so the boundary cannot appear inside a part.
+        let boundary = "=_meetupd_" + RandomToken.id()
+        headers.append("Content-Type: multipart/alternative;\r\n boundary=\"\(boundary)\"")
+        let parts = [("text/plain", crlfLines(mail.body) + "\r\n"), ("text/html", crlfLines(html) + "\r\n")].map { type, text in
+            "--\(boundary)\r\nContent-Type: \(type); charset=utf-8\r\nContent-Transfer-Encoding: base64\r\n\r\n"
+                + Data(text.utf8).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
+                + "\r\n"
+        }
+        return headers.joined(separator: "\r\n") + "\r\n\r\n" + parts.joined() + "--\(boundary)--\r\n"
+    }
+
+    /// `text` with CRLF line ends.
+    private static func crlfLines(_ text: String) -> String {
+        text.replacingOccurrences(of: "\r\n", with: "\n")
             .split(separator: "\n", omittingEmptySubsequences: false)
             .joined(separator: "\r\n")
-        return headers.joined(separator: "\r\n") + "\r\n\r\n" + body + "\r\n"
     }
 
     static func encodedHeaderText(_ text: String) -> String {

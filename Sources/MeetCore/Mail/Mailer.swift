@@ -1,13 +1,17 @@
-/// One plain-text message to one person.
+/// One message to one person: plain text, and optionally the same content as HTML, sent
+/// together as `multipart/alternative` so that every mail client shows one of them.
 public struct Mail: Sendable, Equatable {
     public var to: String
     public var subject: String
     public var body: String
+    /// The HTML alternative of `body`, if the mail has one.
+    public var html: String?
 
-    public init(to: String, subject: String, body: String) {
+    public init(to: String, subject: String, body: String, html: String? = nil) {
         self.to = to
         self.subject = subject
         self.body = body
+        self.html = html
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Turns domain events into inbox entries and push jobs inside the transaction that records
+/// Turns domain events into inbox entries, push jobs and mails inside the transaction that records
 /// the event (``DomainEvent/record(in:at:)`` calls it): a notification exists exactly when
 /// the change it tells of was committed, and none is lost between the two.
 enum NotificationOutbox {
@@ -18,6 +18,7 @@ enum NotificationOutbox {
         for var notification in try notifications(for: event, at: time, db) {
             try notification.insert(db)
             try enqueuePushes(of: notification, at: time.timeIntervalSince1970, db)
+            try MailOutbox.enqueue(notification, at: time.timeIntervalSince1970, db)
         }
     }
 

@@ -48,8 +48,9 @@ public struct QuietHours: Codable, Sendable, Equatable {
     }
 }
 
-/// What each user wants pushed: quiet hours, and the threads (meetings) they muted. The inbox
-/// keeps everything either way; these only hold back or drop the pushes.
+/// What each user wants pushed or mailed: quiet hours, the threads (meetings) they muted, the
+/// mail topics they turned off. The inbox keeps everything either way; these only hold back
+/// or drop the pushes and mails.
 public struct NotificationPreferences: Sendable {
     /// Kinds pushed even in quiet hours: someone may be on their way to a cancelled meeting.
     static let urgentKinds: Set<String> = [DomainEvent.Kind.meetingCancelled.rawValue]
@@ -82,6 +83,16 @@ public struct NotificationPreferences: Sendable {
                                arguments: [userId, checked.start, checked.end, hours.timeZone])
             }
         }
+    }
+
+    /// Which notifications `userId` also gets by e-mail.
+    public func emailSettings(of userId: String) async throws -> EmailSettings {
+        try await database.reader.read { db in try EmailSettings.of(userId, db) }
+    }
+
+    /// Replaces `userId`'s e-mail settings; mails already queued still go.
+    public func setEmailSettings(_ settings: EmailSettings, of userId: String) async throws {
+        try await database.writer.write { db in try settings.save(for: userId, db) }
     }
 
     /// Mutes (or unmutes) the pushes of meeting `meetingId` for `userId`.

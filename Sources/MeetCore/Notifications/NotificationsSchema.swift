@@ -1,7 +1,7 @@
 import GRDB
 
 /// Tables of the devices and notifications area (migrations 450–499): the phones that
-/// receive pushes, the in-app inbox and the push outbox the dispatcher drains.
+/// receive pushes, the in-app inbox and the push and mail outboxes the dispatchers drain.
 enum NotificationsSchema {
     static let migrations: [Migration] = [
         Migration(name: "450 create device") { db in
@@ -76,6 +76,27 @@ enum NotificationsSchema {
         Migration(name: "453 index notification by subject") { db in
             // Each chat message looks for every member's waiting push of its room (ChatPushes).
             try db.create(index: "notificationBySubject", on: "notification", columns: ["userId", "kind", "subjectId"])
+        },
+        Migration(name: "454 create mailJob and emailOptOut") { db in
+            // The mail outbox: one mail of one notification, written with it (MailOutbox);
+            // removed once the transport took it.
+            try db.create(table: "mailJob") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("notificationId", .text).notNull().indexed().references("notification", column: "id", onDelete: .cascade)
+                t.column("state", .text).notNull().check { ["pending", "sending", "dead"].contains($0) }
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                // Seconds since 1970: when the mail may be tried (again).
+                t.column("dueAt", .double).notNull()
+                t.column("updatedAt", .double).notNull()
+                t.column("lastError", .text)
+            }
+            try db.create(index: "mailJobDue", on: "mailJob", columns: ["state", "dueAt"])
+            // The mail topics a user turned off; every topic is on until then.
+            try db.create(table: "emailOptOut") { t in
+                t.belongsTo("user", onDelete: .cascade).notNull()
+                t.column("topic", .text).notNull()
+                t.primaryKey(["userId", "topic"])
+            }
         },
     ]
 }

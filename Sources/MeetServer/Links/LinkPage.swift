@@ -15,8 +15,8 @@ struct LinkPage: Sendable {
     }
 
     func meeting(_ meeting: Meeting, link: AppLink, language: String) -> Response {
-        let place = meeting.place.map { [$0.name, $0.city].filter { !$0.isEmpty }.joined(separator: ", ") } ?? text("link.online", language)
-        var when = Self.time(of: meeting, language: language)
+        let place = MeetingWording.place(of: meeting, language: language, localizer: localizer)
+        var when = MeetingWording.time(of: meeting, language: language)
         if meeting.status == .cancelled { when = text("link.cancelled", language) + " · " + when }
         let values: [String: Any] = [
             "language": language, "title": meeting.title, "siteName": text("link.siteName", language),
@@ -54,14 +54,5 @@ struct LinkPage: Sendable {
         Response(
             status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "public, max-age=300"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-
-    /// "Sat, 5 Dec 2026, 18:00 (Europe/Kyiv)" in the meeting's own time zone.
-    static func time(of meeting: Meeting, language: String) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: language == "uk" ? "uk_UA" : "en_GB")
-        formatter.timeZone = meeting.place.flatMap { TimeZone(identifier: $0.timeZone) } ?? TimeZone(identifier: "UTC")
-        formatter.setLocalizedDateFormatFromTemplate("EEE d MMM yyyy HH:mm")
-        return formatter.string(from: meeting.startsAt) + " (" + (formatter.timeZone?.identifier ?? "UTC") + ")"
     }
 }

@@ -33,37 +33,17 @@ struct PushDispatcher: Service {
 
     func run() async throws {
         let queue = PushQueue(database: database, retry: configuration.retry, now: now)
-        let wakeups = TableWakeups(table: "pushJob", in: database)
-        defer { wakeups.cancel() }
         let requeued = try await queue.requeueInterrupted()
         if requeued > 0 { logger.info("pushes cut off by a stop go again", metadata: ["jobs": "\(requeued)"]) }
-        let stopping = StopFlag()
-        await withGracefulShutdownHandler {
-            while !stopping.isSet {
-                do {
-                    let batch = try await queue.claim(limit: configuration.batchSize)
-                    if batch.isEmpty {
-                        await wakeups.wait(upTo: try await idleWait(queue))
-                    } else {
-                        try await queue.record(await deliver(batch))
-                    }
-                } catch {
-                    logger.error("push dispatch failed", metadata: ["error": "\(error)"])
-                    await wakeups.wait(upTo: configuration.idleWait)
-                }
-            }
-        } onGracefulShutdown: {
-            stopping.set()
-            wakeups.ring()
+        let drain = OutboxDrain(table: "pushJob", database: database, idleWait: configuration.idleWait, logger: logger, now: now)
+        await drain.run {
+            let batch = try await queue.claim(limit: configuration.batchSize)
+            if !batch.isEmpty { try await queue.record(await deliver(batch)) }
+            return !batch.isEmpty
+        } nextDue: {
+            try await queue.nextDue()
         }
         await transports.http?.shutdown()
-    }
-
-    /// Until the next retry falls due, at most ``Configuration/idleWait``.
-    private func idleWait(_ queue: PushQueue) async throws -> Duration {
-        guard let due = try await queue.nextDue() else { return configuration.idleWait }
-        let seconds = max(0.001, due.timeIntervalSince(now()))
-        return min(configuration.idleWait, .milliseconds(Int64(seconds * 1000)))
     }
 
     /// Delivers a batch concurrently; the outcomes in any order.

@@ -1,0 +1,99 @@
+"""Invitations and cancelled meetings are mailed, through the `smtp` transport to a real SMTP
+server the test starts (aiosmtpd): multipart/alternative with a plain-text and an HTML part in
+the recipient's language, the meeting's https link, the per-user e-mail setting honoured, and a
+temporary SMTP refusal retried rather than losing the mail."""
+import os
+import re
+import sqlite3
+import time
+import uuid
+
+from meetings_support import create_meeting
+from smtp_support import WAIT, smtp_server
+
+PUBLIC = "https://meetup.example.org"
+
+
+def signed_up(server, mailbox, name, locale):
+    """A confirmed, signed-in user whose confirmation came through the SMTP server."""
+    address = f"{name.lower()}-{uuid.uuid4().hex[:8]}@example.org"
+    body = {"email": address, "password": "correct horse battery", "displayName": name, "locale": locale}
+    assert server.request("POST", "/api/v1/auth/register", body)[0] == 201
+    [mail] = mailbox.wait_for(address)
+    token = re.search(r"/auth/confirm\?token=(\S+)", mail.get_content()).group(1)
+    assert server.request("POST", "/api/v1/auth/confirm", {"token": token})[0] == 200
+    status, _, login = server.request("POST", "/api/v1/auth/login", {"email": address, "password": body["password"]})
+    assert status == 200, login
+    return {"id": login["user"]["id"], "email": address, "token": login["accessToken"]}
+
+
+def parts(mail):
+    """The plain-text and HTML parts of a multipart/alternative mail."""
+    assert mail.get_content_type() == "multipart/alternative"
+    assert [p.get_content_type() for p in mail.iter_parts()] == ["text/plain", "text/html"]
+    return mail.get_body(("plain",)).get_content(), mail.get_body(("html",)).get_content()
+
+
+def queued_mails(server):
+    db = sqlite3.connect(os.path.join(server.data, "meetupd.sqlite"))
+    try:
+        return db.execute("SELECT count(*) FROM mailJob").fetchone()[0]
+    finally:
+        db.close()
+
+
+def wait_for_empty_outbox(server):
+    """Sent mails leave the outbox just after the SMTP server took them."""
+    deadline = time.monotonic() + WAIT
+    while queued_mails(server):
+        assert time.monotonic() < deadline, "the mail outbox never emptied"
+        time.sleep(0.05)
+
+
+def test_invitations_and_cancellations_are_mailed_in_the_recipients_language(meetupd):
+    controller, mailbox = smtp_server(auth=False)
+    try:
+        server = meetupd("--mail-transport", "smtp", "--smtp-host", "127.0.0.1", "--smtp-port", str(controller.port),
+                         "--public-url", PUBLIC, "--push-retry-base", "0.2")
+        ann, bob, cat = (signed_up(server, mailbox, *person) for person in (("Ann", "en"), ("Bob", "uk"), ("Cat", "en")))
+
+        # Cat wants no invitation mails; the other topic stays on.
+        status, _, settings = server.request("PUT", "/api/v1/me/notification-settings", {"email": {"invitations": False}},
+                                             token=cat["token"])
+        assert status == 200 and settings == {"quietHours": None, "email": {"invitations": False, "meetingChanges": True}}
+        assert server.request("GET", "/api/v1/me/notification-settings", token=bob["token"])[2]["email"] == \
+            {"invitations": True, "meetingChanges": True}
+
+        meeting = create_meeting(server, ann, title="Hiking <Carpathians>", inviteeIds=[bob["id"], cat["id"]])
+        link = f"{PUBLIC}/m/{meeting['id']}"
+        [_, invitation] = mailbox.wait_for(bob["email"], 2)  # after the confirmation
+        assert invitation["Subject"] == "Ann запрошує вас: Hiking <Carpathians>"
+        text, html = parts(invitation)
+        assert "Вітаємо, Bob!" in text and "Ann запрошує вас на зустріч «Hiking <Carpathians>»." in text
+        assert f"Переглянути запрошення: {link}" in text and "Коли: " in text and "Де: " in text
+        assert '<html lang="uk">' in html and f'href="{link}"' in html and "Переглянути запрошення</a>" in html
+        assert "Hiking &lt;Carpathians&gt;" in html and "<Carpathians>" not in html
+        # Cat's invitation was never queued: once Bob's mail left, the outbox is empty and Cat has none.
+        wait_for_empty_outbox(server)
+        assert not [m for m in mailbox.messages if cat["email"] in m.rcpt_tos][1:]  # her confirmation only
+
+        for invitee in (bob, cat):
+            invitations = server.request("GET", "/api/v1/me/invitations", token=invitee["token"])[2]["items"]
+            assert server.request("POST", f"/api/v1/invitations/{invitations[0]['id']}/accept", token=invitee["token"])[0] == 200
+
+        # The first attempt meets a temporary refusal; the mail goes again and nothing is lost.
+        mailbox.refuse_next = 1
+        assert server.request("DELETE", f"/api/v1/meetings/{meeting['id']}", token=ann["token"])[0] in (200, 204)
+        cancelled_uk = mailbox.wait_for(bob["email"], 3)[2]
+        cancelled_en = mailbox.wait_for(cat["email"], 2)[1]
+        assert mailbox.refused == 1
+        assert cancelled_uk["Subject"] == "Скасовано: Hiking <Carpathians>"
+        assert cancelled_en["Subject"] == "Cancelled: Hiking <Carpathians>"
+        text, html = parts(cancelled_en)
+        assert text.startswith("Hello Cat,") and "Ann cancelled the meeting “Hiking <Carpathians>”." in text
+        assert f"Open the meeting: {link}" in text and '<html lang="en">' in html and f'href="{link}"' in html
+        assert "changes to your meetings" in text
+        wait_for_empty_outbox(server)
+        assert [m["Subject"] for m in mailbox.wait_for(ann["email"])] == ["Confirm your e-mail address"]
+    finally:
+        controller.stop()
