@@ -78,7 +78,8 @@ func buildRouter(
     let devices = DeviceService(database: database, now: now)
     addAccountRoutes(to: api, accounts: accounts, devices: devices)
     addProfileRoutes(
-        to: api, profiles: ProfileService(database: database, now: now), locations: LocationService(database: database, now: now), now: now)
+        to: api, profiles: ProfileService(database: database, now: now), locations: LocationService(database: database, now: now),
+        presence: services.presence, now: now)
     addActivityRoutes(to: api, activities: ActivityService(database: database, now: now), localizer: localizer)
     addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database, now: now))

@@ -4,6 +4,7 @@ the last one has been gone for the grace (a quick reconnect makes no flap), away
 `/app/presence`, hidden presence, and strangers hearing nothing."""
 import json
 import time
+from datetime import datetime
 
 from direct_support import befriend
 from meetings_support import register_users
@@ -97,4 +98,29 @@ def test_a_block_stops_presence_at_once(meetupd):
     bob_conn.disconnect()
     time.sleep(3)  # past the grace: an offline event would have gone out by now
     assert statuses(ann_rec, bob) == ["offline", "online"]
+    ann_conn.disconnect()
+
+
+def test_a_friends_profile_says_when_they_were_last_seen(meetupd):
+    server = meetupd("--presence-grace", "1")
+    ann, bob, cat = register_users(server, 3)
+    befriend(server, ann, bob)
+
+    def last_seen(viewer):
+        status, _, profile = server.request("GET", f"/api/v1/users/{bob['id']}", token=viewer["token"])
+        assert status == 200, profile
+        return profile.get("lastSeenAt")
+
+    assert last_seen(ann) is None  # never connected
+    ann_conn, ann_rec = watch(server, ann)
+    bob_conn, _ = connect_ws(server, bob["token"])
+    wait_status(ann_rec, bob, 2)
+    assert last_seen(ann) is not None  # online: seen now
+    assert last_seen(cat) is None  # a stranger learns nothing
+    bob_conn.disconnect()
+    assert wait_status(ann_rec, bob, 3)[-1] == "offline"
+    went = datetime.fromisoformat(json.loads(ann_rec.messages()[-1].body)["lastSeenAt"])
+    assert abs((datetime.fromisoformat(last_seen(ann)) - went).total_seconds()) < 1  # offline: when the friends were told
+    assert server.request("PUT", "/api/v1/me/presence", {"hidden": True}, bob["token"])[0] == 200
+    assert last_seen(ann) is None  # hidden from everyone
     ann_conn.disconnect()

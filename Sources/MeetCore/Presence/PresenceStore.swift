@@ -21,15 +21,16 @@ public struct PresenceStore: Sendable {
         }
     }
 
-    /// The friends of `userId` with whether each hides their presence and when each was last
-    /// seen (nil for those who hide it): what a presence snapshot starts from.
-    public func friendStates(of userId: String) async throws -> [(userId: String, hidden: Bool, lastSeenAt: Date?)] {
+    /// The friends of `userId` (or only `friendId`, if they are friends) with whether each
+    /// hides their presence and when each was last seen (nil for those who hide it): what a
+    /// presence snapshot starts from, and what a friend's profile shows.
+    public func friendStates(of userId: String, only friendId: String? = nil) async throws -> [(userId: String, hidden: Bool, lastSeenAt: Date?)] {
         try await database.reader.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT friendship.friendId AS userId, COALESCE(presence.hidden, 0) AS hidden, presence.lastSeenAt AS lastSeenAt
                 FROM friendship LEFT JOIN presence ON presence.userId = friendship.friendId
-                WHERE friendship.userId = ? ORDER BY friendship.friendId
-                """, arguments: [userId]).map { row in
+                WHERE friendship.userId = ? AND (? IS NULL OR friendship.friendId = ?) ORDER BY friendship.friendId
+                """, arguments: [userId, friendId, friendId]).map { row in
                 let hidden: Bool = row["hidden"]
                 return (row["userId"], hidden, hidden ? nil : (row["lastSeenAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
             }

@@ -179,9 +179,7 @@ final class PresenceTracker: Sendable {
             return try state.withLock { state in
                 let position = state.sequence
                 return try friends.map { friend in
-                    let user = state.users[friend.userId]
-                    let status = friend.hidden ? .offline : (user?.published ?? .offline)
-                    let lastSeen = friend.hidden ? nil : (status == .offline ? state.lastSeen[friend.userId] ?? friend.lastSeenAt : Date())
+                    let (status, lastSeen) = Self.presence(of: friend, in: state)
                     let body = PresenceBody(userId: friend.userId, status: status.rawValue, lastSeenAt: lastSeen)
                     return StompCatchUp.Message(
                         headers: ["content-type": "application/json", "presence-seq": String(position)],
@@ -189,6 +187,20 @@ final class PresenceTracker: Sendable {
                 }
             }
         }
+    }
+
+    /// When `viewer`'s friend `userId` was last seen (now, while online or away), or nil when
+    /// they are not friends or `userId` hides their presence: what the friend's profile shows.
+    func lastSeen(of userId: String, seenBy viewer: String) async throws -> Date? {
+        guard let friend = try await store.friendStates(of: viewer, only: userId).first else { return nil }
+        return state.withLock { Self.presence(of: friend, in: $0).lastSeen }
+    }
+
+    /// A friend's status and last-seen time as their friends may know them.
+    private static func presence(of friend: (userId: String, hidden: Bool, lastSeenAt: Date?), in state: State) -> (status: Status, lastSeen: Date?) {
+        guard !friend.hidden else { return (.offline, nil) }
+        let status = state.users[friend.userId]?.published ?? .offline
+        return (status, status == .offline ? state.lastSeen[friend.userId] ?? friend.lastSeenAt : Date())
     }
 
     /// Writes the last-seen times gathered since the last flush, in one transaction.

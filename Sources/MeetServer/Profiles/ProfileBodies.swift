@@ -24,8 +24,10 @@ struct ProfileBody: ResponseEncodable {
     var photoId: String?
     var activityIds: [String]
     var languages: [String]
+    /// Only on a friend's own profile page, unless they hide their presence.
+    var lastSeenAt: Date?
 
-    init(_ profile: Profile, shownToOwner: Bool, today: Date) {
+    init(_ profile: Profile, shownToOwner: Bool, today: Date, lastSeenAt: Date? = nil) {
         id = profile.userId
         displayName = profile.displayName
         bio = profile.bio
@@ -35,6 +37,7 @@ struct ProfileBody: ResponseEncodable {
         photoId = profile.photoId
         activityIds = profile.activityIds
         languages = profile.languages
+        self.lastSeenAt = lastSeenAt
     }
 }
 

@@ -4,9 +4,11 @@ import MeetCore
 
 /// `/me/profile`, `/me/location` and `/users...`: profiles, finding people by name and nearby.
 ///
-/// `now` is the configured clock: it dates birth-date checks and the ages shown.
+/// `now` is the configured clock: it dates birth-date checks and the ages shown; `presence`
+/// tells when a friend was last seen.
 func addProfileRoutes(
-    to api: RouterGroup<AppRequestContext>, profiles: ProfileService, locations: LocationService, now: @escaping @Sendable () -> Date
+    to api: RouterGroup<AppRequestContext>, profiles: ProfileService, locations: LocationService, presence: PresenceTracker,
+    now: @escaping @Sendable () -> Date
 ) {
     api.get("me/profile") { _, context in
         ProfileBody(try await profiles.profile(of: try context.requireUser()), shownToOwner: true, today: now())
@@ -48,6 +50,7 @@ func addProfileRoutes(
     api.get("users/{id}") { _, context in
         let viewer = try context.requireUser()
         let userId = try context.parameters.require("id")
-        return ProfileBody(try await profiles.profile(of: userId, seenBy: viewer), shownToOwner: false, today: now())
+        let profile = try await profiles.profile(of: userId, seenBy: viewer)
+        return ProfileBody(profile, shownToOwner: false, today: now(), lastSeenAt: try await presence.lastSeen(of: userId, seenBy: viewer))
     }
 }
