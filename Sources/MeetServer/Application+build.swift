@@ -39,7 +39,8 @@ public func buildApplication(
                    BanLapses(moderation: ModerationService(database: services.database, now: configuration.now), logger: logger)]
             + [LiveNotifications(database: services.database, localizer: services.localizer, broker: broker, logger: logger),
                try makePushDispatcher(configuration, services: services, broker: broker, logger: logger),
-               try makeMailDispatcher(configuration, services: services, logger: logger)]
+               try makeMailDispatcher(configuration, services: services, logger: logger),
+               ChatPushSweeper(retention: ChatPushRetention(database: services.database, now: configuration.now), logger: logger)]
             + [ChatEventsService(chat: services.chat, logger: logger)]
             + (relay.map { [$0] } ?? [])
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker,

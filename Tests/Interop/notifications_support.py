@@ -1,4 +1,5 @@
 """Helpers of the notification tests: the inbox in a language, and devices."""
+import datetime as dt
 import json
 import urllib.request
 
@@ -18,3 +19,10 @@ def add_device(server, user, token, service="apns", locale="en", **fields):
                                        token=user["token"])
     assert status == 201, device
     return device
+
+
+def quiet_hours_around_now():
+    """Quiet hours in Europe/Kyiv from an hour ago to two hours ahead, and now in Kyiv."""
+    now = dt.datetime.now(dt.timezone(dt.timedelta(hours=2)))  # Europe/Kyiv in November
+    return {"start": (now - dt.timedelta(hours=1)).strftime("%H:%M"), "end": (now + dt.timedelta(hours=2)).strftime("%H:%M"),
+            "timeZone": "Europe/Kyiv"}, now

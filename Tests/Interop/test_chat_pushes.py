@@ -13,7 +13,7 @@ import uuid
 
 from direct_support import befriend
 from meetings_support import create_meeting, join
-from notifications_support import add_device, inbox
+from notifications_support import add_device, inbox, quiet_hours_around_now
 from stomp_support import connect_ws
 from test_push_dispatch import pushdrop, wait_for_pushes
 
@@ -169,10 +169,7 @@ def test_no_push_to_a_reader_of_the_room_a_muted_meeting_in_quiet_hours_or_once_
     assert server.request("DELETE", f"/api/v1/meetings/{meeting}/mute", token=rita["token"])[0] == 204
 
     # Quiet hours around now in Kyiv: held until they end.
-    kyiv = dt.timezone(dt.timedelta(hours=2))  # Europe/Kyiv in November
-    now = dt.datetime.now(kyiv)
-    hours = {"start": (now - dt.timedelta(hours=1)).strftime("%H:%M"), "end": (now + dt.timedelta(hours=2)).strftime("%H:%M"),
-             "timeZone": "Europe/Kyiv"}
+    hours, now = quiet_hours_around_now()
     assert server.request("PUT", "/api/v1/me/notification-settings", {"quietHours": hours}, rita["token"])[0] == 200
     post(server, cat, meeting, "Late night?")
     pending = [due for state, due in chat_jobs(server, rita) if state == "pending"]

@@ -98,5 +98,9 @@ enum NotificationsSchema {
                 t.primaryKey(["userId", "topic"])
             }
         },
+        Migration(name: "455 index chat pushes by age") { db in
+            // The retention sweep (ChatPushRetention) looks for old chat pushes only.
+            try db.execute(sql: "CREATE INDEX chatPushByAge ON notification(createdAt) WHERE kind = 'chat.message'")
+        },
     ]
 }

@@ -10,12 +10,8 @@ struct MediaSweeper: Service {
     let logger: Logger
 
     func run() async throws {
-        repeat {
-            do {
-                try await media.sweep()
-            } catch {
-                logger.error("media sweep failed", metadata: ["error": "\(error)"])
-            }
-        } while (try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(600)) }) != nil
+        await repeatUntilShutdown(every: .seconds(600), logger: logger, failure: "media sweep failed") {
+            try await media.sweep()
+        }
     }
 }

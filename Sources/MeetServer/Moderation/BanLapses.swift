@@ -9,13 +9,9 @@ struct BanLapses: Service {
     let logger: Logger
 
     func run() async throws {
-        repeat {
-            do {
-                let lifted = try await moderation.liftLapsedBans()
-                if lifted > 0 { logger.info("temporary bans lapsed", metadata: ["count": "\(lifted)"]) }
-            } catch {
-                logger.error("lifting lapsed bans failed", metadata: ["error": "\(error)"])
-            }
-        } while (try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }) != nil
+        await repeatUntilShutdown(every: .seconds(5), logger: logger, failure: "lifting lapsed bans failed") {
+            let lifted = try await moderation.liftLapsedBans()
+            if lifted > 0 { logger.info("temporary bans lapsed", metadata: ["count": "\(lifted)"]) }
+        }
     }
 }
