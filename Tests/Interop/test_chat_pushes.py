@@ -221,3 +221,29 @@ def test_a_direct_message_is_pushed_once_per_burst_unless_the_friend_is_online(m
     wait_until(lambda: [state for state, _ in chat_jobs(server, bob)] == ["delivered"], "an open conversation's push is withdrawn")
     conn.disconnect()
     assert len(pushdrop(server)) == 1
+
+
+def test_a_muted_direct_conversation_is_not_pushed(meetupd):
+    server = meetupd("--chat-push-delay", str(DELAY))
+    ann, bob, cat = (server.register_user(display_name=name) for name in ("Ann", "Bob", "Cat"))
+    befriend(server, ann, bob)
+    befriend(server, cat, bob)
+    add_device(server, bob, "ab" * 32)
+    assert server.request("PUT", f"/api/v1/direct/{ann['id']}/mute", token=bob["token"])[0] == 204
+    assert server.request("PUT", f"/api/v1/direct/{ann['id']}/mute", token=bob["token"])[0] == 204  # twice is once
+    # Muting Ann leaves Cat's conversation alone.
+    send_all(server, ann, f"/app/direct.{bob['id']}", ["Muted?"])
+    send_all(server, cat, f"/app/direct.{bob['id']}", ["Not muted"])
+    (push,) = wait_for_pushes(server, 1).values()
+    assert push["body"]["deeplink"] == f"meetup://direct/{cat['id']}" and chat_notifications(server, bob) == 1
+    _, _, rooms = server.request("GET", "/api/v1/me/rooms", token=bob["token"])
+    assert sum(r["unreadCount"] for r in rooms["items"] if r.get("userId") == ann["id"]) == 1, "still unread, only not pushed"
+
+    assert server.request("DELETE", f"/api/v1/direct/{ann['id']}/mute", token=bob["token"])[0] == 204
+    send_all(server, ann, f"/app/direct.{bob['id']}", ["And now?"])
+    assert chat_notifications(server, bob) == 2 and len(chat_jobs(server, bob)) == 2
+
+    stranger = server.register_user()
+    for user_id in (stranger["id"], "nope"):
+        status, _, problem = server.request("PUT", f"/api/v1/direct/{user_id}/mute", token=bob["token"])
+        assert status == 404 and problem["code"] == "user.notFound", problem

@@ -43,6 +43,7 @@ public enum ChatPushes {
     }
 
     /// Queues the push of a direct `message` to its other member `peerId`, as a meeting post's:
+    /// none if they muted the conversation (thread: the room id), else
     /// one waiting notification per conversation (subject: the room id, deeplink: the sender),
     /// titled with the sender's name, so that it reads "Ann: …" or "Ann: 3 new messages".
     static func enqueue(_ message: ChatMessage, toPeer peerId: String, delay: TimeInterval, in db: Database) throws {
@@ -50,6 +51,7 @@ public enum ChatPushes {
         let now = message.sentAt.timeIntervalSince1970
         let waiting = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM device WHERE userId = ?1 AND disabledAt IS NULL)
+               AND NOT EXISTS (SELECT 1 FROM notificationMute WHERE userId = ?1 AND thread = ?3)
                AND NOT EXISTS (
                    SELECT 1 FROM notification JOIN pushJob ON pushJob.notificationId = notification.id AND pushJob.state = 'pending'
                    WHERE notification.userId = ?1 AND notification.kind = ?2 AND notification.subjectId = ?3)

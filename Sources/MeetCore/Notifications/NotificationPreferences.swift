@@ -48,7 +48,8 @@ public struct QuietHours: Codable, Sendable, Equatable {
     }
 }
 
-/// What each user wants pushed or mailed: quiet hours, the threads (meetings) they muted, the
+/// What each user wants pushed or mailed: quiet hours, the threads (meetings, direct
+/// conversations) they muted, the
 /// mail topics they turned off. The inbox keeps everything either way; these only hold back
 /// or drop the pushes and mails.
 public struct NotificationPreferences: Sendable {
@@ -100,13 +101,26 @@ public struct NotificationPreferences: Sendable {
     public func setMuted(_ muted: Bool, meeting meetingId: String, for userId: String) async throws {
         _ = try await MeetingAccess.role(of: userId, inMeeting: meetingId, in: database)
         try await database.writer.write { [now] db in
-            if muted {
-                try db.execute(sql: "INSERT OR IGNORE INTO notificationMute (userId, thread, createdAt) VALUES (?, ?, ?)",
-                               arguments: [userId, "meeting.\(meetingId)", now()])
-            } else {
-                try db.execute(sql: "DELETE FROM notificationMute WHERE userId = ? AND thread = ?",
-                               arguments: [userId, "meeting.\(meetingId)"])
-            }
+            try Self.setMuted(muted, thread: "meeting.\(meetingId)", for: userId, at: now(), db)
+        }
+    }
+
+    /// Mutes (or unmutes) the pushes of `userId`'s direct conversation with `peerId` (its thread
+    /// is the room id); a muted conversation's messages queue no push at all.
+    /// - Throws: `user.notFound` for anyone who is not their friend (only friends write).
+    public func setMuted(_ muted: Bool, conversationWith peerId: String, for userId: String) async throws {
+        try await database.writer.write { [now] db in
+            try DirectConversation.requireFriends(userId, peerId, in: db)
+            try Self.setMuted(muted, thread: ChatRoomID.direct(userId, peerId), for: userId, at: now(), db)
+        }
+    }
+
+    private static func setMuted(_ muted: Bool, thread: String, for userId: String, at time: Date, _ db: Database) throws {
+        if muted {
+            try db.execute(sql: "INSERT OR IGNORE INTO notificationMute (userId, thread, createdAt) VALUES (?, ?, ?)",
+                           arguments: [userId, thread, time])
+        } else {
+            try db.execute(sql: "DELETE FROM notificationMute WHERE userId = ? AND thread = ?", arguments: [userId, thread])
         }
     }
 

@@ -1,7 +1,8 @@
 import Hummingbird
 import MeetCore
 
-/// `/me/notification-settings` and `/meetings/{id}/mute`: what the signed-in user wants pushed.
+/// `/me/notification-settings`, `/meetings/{id}/mute` and `/direct/{id}/mute` (a friend's id):
+/// what the signed-in user wants pushed or mailed.
 func addNotificationSettingsRoutes(to api: RouterGroup<AppRequestContext>, preferences: NotificationPreferences) {
     @Sendable func settings(of me: String) async throws -> NotificationSettingsBody {
         NotificationSettingsBody(quietHours: try await preferences.quietHours(of: me), email: try await preferences.emailSettings(of: me))
@@ -27,6 +28,14 @@ func addNotificationSettingsRoutes(to api: RouterGroup<AppRequestContext>, prefe
     }
     api.delete("meetings/{id}/mute") { _, context in
         try await preferences.setMuted(false, meeting: try context.parameters.require("id"), for: try context.requireUser())
+        return HTTPResponse.Status.noContent
+    }
+    api.put("direct/{id}/mute") { _, context in
+        try await preferences.setMuted(true, conversationWith: try context.parameters.require("id"), for: try context.requireUser())
+        return HTTPResponse.Status.noContent
+    }
+    api.delete("direct/{id}/mute") { _, context in
+        try await preferences.setMuted(false, conversationWith: try context.parameters.require("id"), for: try context.requireUser())
         return HTTPResponse.Status.noContent
     }
 }
