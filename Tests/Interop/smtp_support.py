@@ -20,6 +20,7 @@ class Mailbox:
     def __init__(self):
         self.messages = []
         self.refuse_next = 0  # DATA commands still to answer with 451 (a transient failure)
+        self.mechanisms = []  # the AUTH mechanisms clients signed in with
         self.refused = 0
         self.cond = threading.Condition()
 
@@ -57,11 +58,6 @@ def parse(envelope):
     return email.message_from_bytes(envelope.content, policy=email.policy.default)
 
 
-def authenticate(server, session, envelope, mechanism, auth_data):
-    ok = auth_data.login == USER.encode() and auth_data.password == PASSWORD.encode()
-    return AuthResult(success=ok)
-
-
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -71,6 +67,11 @@ def free_port():
 def smtp_server(auth=True, **options):
     """A started server and its mailbox; stop it with `controller.stop()`."""
     mailbox = Mailbox()
+
+    def authenticate(server, session, envelope, mechanism, auth_data):
+        mailbox.mechanisms.append(mechanism)
+        return AuthResult(success=auth_data.login == USER.encode() and auth_data.password == PASSWORD.encode())
+
     if auth:
         options |= {"authenticator": authenticate, "auth_required": True}
     controller = Controller(mailbox, hostname="127.0.0.1", port=free_port(), **options)

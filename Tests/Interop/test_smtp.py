@@ -34,15 +34,18 @@ def confirmation(envelope, address):
 
 
 # Plain-text AUTH is the operator's choice here (a relay on the same host); aiosmtpd warns.
+# PLAIN where offered; LOGIN with a server that offers nothing else.
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS")
-def test_account_mail_over_smtp_with_auth_plain(meetupd, monkeypatch):
-    controller, mailbox = smtp_server(auth_require_tls=False)
+@pytest.mark.parametrize("mechanism,excluded", [("PLAIN", []), ("LOGIN", ["PLAIN"])])
+def test_account_mail_over_smtp_with_auth_plain_or_login(meetupd, monkeypatch, mechanism, excluded):
+    controller, mailbox = smtp_server(auth_require_tls=False, auth_exclude_mechanism=excluded)
     try:
         monkeypatch.setenv("MEETUPD_SMTP_PASSWORD", PASSWORD)
         server = meetupd("--mail-transport", "smtp", "--smtp-host", "127.0.0.1", "--smtp-port", str(controller.port),
                          "--smtp-username", USER)
         address = register(server, "uk")
         [envelope] = mailbox.wait(1)
+        assert mailbox.mechanisms == [mechanism]
         message, token = confirmation(envelope, address)
         assert re.search(r"[а-яіїє]", message["Subject"]), message["Subject"]
         assert server.request("POST", "/api/v1/auth/confirm", {"token": token})[0] == 200

@@ -5,7 +5,8 @@ import NIOPosix
 import NIOSSL
 
 /// Sends each mail through an SMTP server (RFC 5321), one connection per mail: `EHLO`,
-/// `STARTTLS` and a second `EHLO` when configured, `AUTH PLAIN` when credentials are set,
+/// `STARTTLS` and a second `EHLO` when configured, `AUTH PLAIN` (or `AUTH LOGIN` where only
+/// that is offered) when credentials are set,
 /// then `MAIL FROM`, `RCPT TO`, `DATA` with the same RFC 5322 text the maildrop writes, and
 /// `QUIT`. A 4xx reply throws ``SMTPError/transient``, a 5xx one ``SMTPError/refused``; the
 /// whole conversation is bounded by the settings' timeout.
@@ -43,14 +44,34 @@ struct SMTPMailer: Mailer {
             capabilities = try await session.command("EHLO meetupd", expect: 250)
         }
         if let credentials = settings.credentials {
-            let plain = Data("\u{0}\(credentials.username)\u{0}\(credentials.password)".utf8).base64EncodedString()
-            _ = try await session.command("AUTH PLAIN \(plain)", expect: 235)
+            try await Self.signIn(session, username: credentials.username, password: credentials.password,
+                                  offered: Self.authMechanisms(capabilities))
         }
         _ = try await session.command("MAIL FROM:<\(Self.address(of: sender))>", expect: 250)
         _ = try await session.command("RCPT TO:<\(recipient)>", expect: 250, 251)
         _ = try await session.command("DATA", expect: 354)
         _ = try await session.command(Self.dotStuffed(text) + ".", expect: 250)
         _ = try? await session.command("QUIT", expect: 221)
+    }
+
+    /// `AUTH PLAIN`, or `AUTH LOGIN` when the server offers only that (older servers).
+    private static func signIn(_ session: SMTPSession, username: String, password: String, offered: Set<String>) async throws {
+        func base64(_ text: String) -> String { Data(text.utf8).base64EncodedString() }
+        if offered.contains("LOGIN") && !offered.contains("PLAIN") {
+            _ = try await session.command("AUTH LOGIN", expect: 334)
+            _ = try await session.command(base64(username), expect: 334)
+            _ = try await session.command(base64(password), expect: 235)
+        } else {
+            _ = try await session.command("AUTH PLAIN " + base64("\u{0}\(username)\u{0}\(password)"), expect: 235)
+        }
+    }
+
+    /// The SASL mechanisms an EHLO reply offers (its `AUTH PLAIN LOGIN` line), upper-cased.
+    static func authMechanisms(_ capabilities: [String]) -> Set<String> {
+        Set(capabilities.flatMap { line -> [String] in
+            let words = line.uppercased().split(separator: " ").map(String.init)
+            return words.first == "AUTH" ? Array(words.dropFirst()) : []
+        })
     }
 
     /// The bare address of a `Name <address>` header value.
