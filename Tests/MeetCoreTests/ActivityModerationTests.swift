@@ -105,6 +105,21 @@ import Testing
         try await setProfile("bob", ["hiking"])
     }
 
+    @Test func aProposalMatchingAHiddenAndAnOfferedActivityGetsTheOfferedOne() async throws {
+        // Near-twins can both exist (seeded, or older than the duplicate check); the hidden one
+        // comes first in the table.
+        try await f.database.writer.write { db in
+            for (id, name) in [("slackline", "Slackline"), ("slacklines", "Slacklines")] {
+                try Activity(id: id, nameEn: name, nameUk: nil, proposedBy: nil, createdAt: MeetingFixture.now).insert(db)
+            }
+        }
+        _ = try await moderation.setActivityHidden("slackline", true, reason: "twin", by: moderator)
+        let (found, created) = try await activities.propose(name: "Slacklinez", language: "en", by: "ann")
+        #expect(!created && found.id == "slacklines")
+        _ = try await moderation.setActivityHidden("slacklines", true, reason: "both", by: moderator)
+        #expect(await errorCode { _ = try await activities.propose(name: "Slacklinez", language: "en", by: "ann") } == "activity.hidden")
+    }
+
     @Test func aRenameKeepsNamesDistinct() async throws {
         let (proposed, _) = try await activities.propose(name: "Slaklining", language: "en", by: "ann")
         let renamed = try await moderation.renameActivity(proposed.id, english: " slacklining  in parks", ukrainian: "слеклайн", reason: nil, by: moderator)

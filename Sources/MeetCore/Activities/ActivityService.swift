@@ -54,10 +54,12 @@ public struct ActivityService: Sendable {
         return try await database.writer.write { [now] db in
             let popularity = try Self.popularity(db)
             let hidden = try String.fetchSet(db, sql: "SELECT id FROM activity WHERE hiddenAt IS NOT NULL")
-            for existing in try Activity.fetchAll(db) where existing.searchKeys.contains(where: { ActivityMatching.isNearDuplicate(key, of: $0) }) {
-                guard !hidden.contains(existing.id) else { throw MeetError("activity.hidden", status: 409) }
+            let near = try Activity.fetchAll(db).filter { $0.searchKeys.contains { ActivityMatching.isNearDuplicate(key, of: $0) } }
+            // A hidden near-twin refuses the name only when no offered activity answers to it.
+            if let existing = near.first(where: { !hidden.contains($0.id) }) {
                 return (ActivitySuggestion(id: existing.id, name: existing.name(in: language), popularity: popularity[existing.id] ?? 0), false)
             }
+            guard near.isEmpty else { throw MeetError("activity.hidden", status: 409) }
             let isUkrainian = name.unicodeScalars.contains { (0x0400...0x04FF).contains($0.value) }
             let activity = Activity(
                 id: RandomToken.id(), nameEn: isUkrainian ? nil : name, nameUk: isUkrainian ? name : nil,
