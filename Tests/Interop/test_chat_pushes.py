@@ -238,6 +238,7 @@ def test_a_muted_direct_conversation_is_not_pushed(meetupd):
     assert push["body"]["deeplink"] == f"meetup://direct/{cat['id']}" and chat_notifications(server, bob) == 1
     _, _, rooms = server.request("GET", "/api/v1/me/rooms", token=bob["token"])
     assert sum(r["unreadCount"] for r in rooms["items"] if r.get("userId") == ann["id"]) == 1, "still unread, only not pushed"
+    assert {r["userId"]: r["muted"] for r in rooms["items"]} == {ann["id"]: True, cat["id"]: False}
 
     assert server.request("DELETE", f"/api/v1/direct/{ann['id']}/mute", token=bob["token"])[0] == 204
     send_all(server, ann, f"/app/direct.{bob['id']}", ["And now?"])

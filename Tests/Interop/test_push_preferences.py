@@ -24,6 +24,8 @@ def test_a_muted_meeting_is_not_pushed_but_stays_in_the_inbox(meetupd):
     meeting = create_meeting(server, ann)
     assert server.request("POST", f"/api/v1/meetings/{meeting['id']}/join", token=bob["token"])[0] == 200
     assert server.request("PUT", f"/api/v1/meetings/{meeting['id']}/mute", token=bob["token"])[0] == 204
+    rooms = server.request("GET", "/api/v1/me/rooms", token=bob["token"])[2]["items"]
+    assert [(r["meetingId"], r["muted"]) for r in rooms] == [(meeting["id"], True)]
     server.request("PATCH", f"/api/v1/meetings/{meeting['id']}", {"title": "Morning run"}, token=ann["token"])
     assert [n["kind"] for n in inbox(server, bob)["items"]] == ["meeting.edited"]
     assert _jobs(server) == []

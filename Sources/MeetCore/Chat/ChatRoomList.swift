@@ -24,6 +24,8 @@ public struct ChatRoomSummary: Sendable, Equatable {
     public var lastSeq: Int64
     public var lastReadSeq: Int64
     public var unreadCount: Int
+    /// The caller muted the room's pushes (`PUT /meetings/{id}/mute`, `/direct/{userId}/mute`).
+    public var isMuted: Bool
     /// The newest message (not an edit or deletion event), in its latest state.
     public var lastMessage: ChatMessage?
     /// When the room last had a message, or when the caller joined it if it has none.
@@ -75,7 +77,9 @@ extension ChatService {
             let rows = try Row.fetchAll(db, SQLRequest(literal: """
                 SELECT * FROM (
                     SELECT room.*, COALESCE(chatRoom.lastSeq, 0) AS lastSeq, COALESCE(marker.lastReadSeq, 0) AS lastReadSeq,
-                           COALESCE(chatRoom.lastMessageAt, room.since) AS activity, \(ChatUnread.count(userId)) AS unreadCount
+                           COALESCE(chatRoom.lastMessageAt, room.since) AS activity, \(ChatUnread.count(userId)) AS unreadCount,
+                           EXISTS (SELECT 1 FROM notificationMute AS mute WHERE mute.userId = \(userId) AND mute.thread =
+                                   CASE room.kind WHEN 'meeting' THEN 'meeting.' || room.meetingId ELSE room.roomId END) AS muted
                     FROM (\(ChatRooms.memberships(of: userId))) AS room
                     LEFT JOIN chatRoom ON chatRoom.id = room.roomId
                     LEFT JOIN chatReadMarker AS marker ON marker.roomId = room.roomId AND marker.userId = \(userId)
@@ -92,7 +96,7 @@ extension ChatService {
                     peerId: row["peerId"],
                     title: row["title"], role: ChatRoomSummary.Role(rawValue: row["role"]) ?? .member,
                     isReadOnly: row["cancelled"], lastSeq: row["lastSeq"], lastReadSeq: row["lastReadSeq"],
-                    unreadCount: row["unreadCount"], lastMessage: last.map(ChatMessage.init(row:)),
+                    unreadCount: row["unreadCount"], isMuted: row["muted"], lastMessage: last.map(ChatMessage.init(row:)),
                     lastActivityAt: Date(timeIntervalSince1970: row["activity"]))
             }
             return (rooms, rooms.count == limit ? rooms.last.map(ChatRoomCursor.init(after:)) : nil)

@@ -22,7 +22,7 @@ struct ReadMarkerBody: ResponseEncodable, Sendable {
 }
 
 /// One entry of `GET /me/rooms`: `{id, kind, meetingId, userId, title, role, readOnly, lastSeq,
-/// lastReadSeq, unreadCount, lastMessage, lastActivityAt}`; `lastMessage` is a chat message
+/// lastReadSeq, unreadCount, muted, lastMessage, lastActivityAt}`; `lastMessage` is a chat message
 /// body or null. `userId` is the other member of a direct conversation (null for a meeting).
 struct ChatRoomBody: Encodable, Sendable {
     var id: String
@@ -35,6 +35,7 @@ struct ChatRoomBody: Encodable, Sendable {
     var lastSeq: Int64
     var lastReadSeq: Int64
     var unreadCount: Int
+    var muted: Bool
     var lastMessage: ChatMessageBody?
     var lastActivityAt: Date
 
@@ -49,6 +50,7 @@ struct ChatRoomBody: Encodable, Sendable {
         lastSeq = room.lastSeq
         lastReadSeq = room.lastReadSeq
         unreadCount = room.unreadCount
+        muted = room.isMuted
         lastMessage = room.lastMessage.map { ChatMessageBody($0, linkBase: linkBase) }
         lastActivityAt = room.lastActivityAt
     }
@@ -66,11 +68,12 @@ struct ChatRoomBody: Encodable, Sendable {
         try container.encode(lastSeq, forKey: .lastSeq)
         try container.encode(lastReadSeq, forKey: .lastReadSeq)
         try container.encode(unreadCount, forKey: .unreadCount)
+        try container.encode(muted, forKey: .muted)
         try container.encode(lastMessage, forKey: .lastMessage)
         try container.encode(lastActivityAt, forKey: .lastActivityAt)
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, kind, meetingId, userId, title, role, readOnly, lastSeq, lastReadSeq, unreadCount, lastMessage, lastActivityAt
+        case id, kind, meetingId, userId, title, role, readOnly, lastSeq, lastReadSeq, unreadCount, muted, lastMessage, lastActivityAt
     }
 }
