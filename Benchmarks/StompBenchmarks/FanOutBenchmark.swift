@@ -25,7 +25,7 @@ enum FanOutBenchmark {
 
     struct AllowAll: StompAuthenticator, StompAuthorizer {
         func authenticate(_ credentials: StompCredentials, on eventLoop: any EventLoop) -> EventLoopFuture<StompPrincipal> {
-            eventLoop.makeSucceededFuture(StompPrincipal(userID: credentials.headers["login"] ?? "bench"))
+            eventLoop.makeSucceededFuture(StompPrincipal(userId: credentials.headers["login"] ?? "bench"))
         }
 
         func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,

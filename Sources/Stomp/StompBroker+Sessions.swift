@@ -8,17 +8,17 @@ struct StompSignedInSessions {
     private(set) var sessionCount = 0
     var userCount: Int { byUser.count }
 
-    mutating func add(_ session: StompSession, userID: String) {
-        if byUser[userID, default: [:]].updateValue(session, forKey: ObjectIdentifier(session)) == nil { sessionCount += 1 }
+    mutating func add(_ session: StompSession, userId: String) {
+        if byUser[userId, default: [:]].updateValue(session, forKey: ObjectIdentifier(session)) == nil { sessionCount += 1 }
     }
 
-    mutating func remove(_ session: StompSession, userID: String) {
-        if byUser[userID]?.removeValue(forKey: ObjectIdentifier(session)) != nil { sessionCount -= 1 }
-        if byUser[userID]?.isEmpty == true { byUser[userID] = nil }
+    mutating func remove(_ session: StompSession, userId: String) {
+        if byUser[userId]?.removeValue(forKey: ObjectIdentifier(session)) != nil { sessionCount -= 1 }
+        if byUser[userId]?.isEmpty == true { byUser[userId] = nil }
     }
 
-    func sessions(of userID: String) -> [StompSession] {
-        byUser[userID].map { Array($0.values) } ?? []
+    func sessions(of userId: String) -> [StompSession] {
+        byUser[userId].map { Array($0.values) } ?? []
     }
 }
 
@@ -29,15 +29,15 @@ extension StompBroker {
         signedIn.withLock { ($0.sessionCount, $0.userCount) }
     }
 
-    /// Ends every signed-in session of `userID` whose principal `matches` (all of them by
+    /// Ends every signed-in session of `userId` whose principal `matches` (all of them by
     /// default): each gets an ERROR with the refusal's `code` and `message`, then the close, on
     /// its own event loop. Callable from any thread; returns at once.
-    public func endSessions(ofUser userID: String, where matches: @escaping @Sendable (StompPrincipal) -> Bool = { _ in true },
+    public func endSessions(ofUser userId: String, where matches: @escaping @Sendable (StompPrincipal) -> Bool = { _ in true },
                             refusal: StompRefusal) {
-        for session in signedIn.withLock({ $0.sessions(of: userID) }) {
+        for session in signedIn.withLock({ $0.sessions(of: userId) }) {
             session.eventLoop.execute {
                 guard case .connected(_, let principal) = session.phase, matches(principal) else { return }
-                session.fail(refusal, receiptID: nil)
+                session.fail(refusal, receiptId: nil)
             }
         }
     }

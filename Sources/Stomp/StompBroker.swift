@@ -105,29 +105,29 @@ public final class StompBroker: Sendable {
         return groups
     }
 
-    /// Delivers to every session of `userID` subscribed to `destination` (`/user/queue/...`).
-    public func send(toUser userID: String, destination: String, headers: StompHeaders = [:], body: ByteBuffer) {
+    /// Delivers to every session of `userId` subscribed to `destination` (`/user/queue/...`).
+    public func send(toUser userId: String, destination: String, headers: StompHeaders = [:], body: ByteBuffer) {
         let message = makeMessage(destination: destination, headers: headers, body: body)
-        let key = Self.userKey(userID: userID, destination: destination)
+        let key = Self.userKey(userId: userId, destination: destination)
         deliver(message, to: registryGroups(key))
     }
 
-    /// Ends every subscription of `userID`'s sessions (all of their devices) to `destination`,
+    /// Ends every subscription of `userId`'s sessions (all of their devices) to `destination`,
     /// as when the application takes a user's access away: no MESSAGE published after this call
     /// reaches those subscriptions, and each session is told with
     /// `refusal` on its `/user/queue/errors`, the body naming the destination and the
     /// subscription id. A session without that queue gets `refusal` as ERROR and the close, as
     /// for any refusal. The sessions themselves and their other subscriptions stay.
-    public func endSubscriptions(ofUser userID: String, to destination: String, refusal: StompRefusal) {
-        guard let key = subscriptionKey(destination: destination, principal: StompPrincipal(userID: userID)) else { return }
+    public func endSubscriptions(ofUser userId: String, to destination: String, refusal: StompRefusal) {
+        guard let key = subscriptionKey(destination: destination, principal: StompPrincipal(userId: userId)) else { return }
         for group in registryGroups(key) {
-            let ending = group.subscribers.filter { $0.userID == userID }
+            let ending = group.subscribers.filter { $0.userId == userId }
             guard !ending.isEmpty else { continue }
             // Like a delivery, inline on its own loop: what is published after this call is
             // queued behind it on every loop, so it never reaches the ended subscriptions.
             let end: @Sendable () -> Void = {
                 for subscriber in ending {
-                    subscriber.session.endSubscription(subscriber.subscriptionID, refusal: refusal)
+                    subscriber.session.endSubscription(subscriber.subscriptionId, refusal: refusal)
                 }
             }
             if group.eventLoop.inEventLoop { end() } else { group.eventLoop.execute(end) }
@@ -141,10 +141,10 @@ public final class StompBroker: Sendable {
 
     func makeMessage(destination: String, headers: StompHeaders, body: ByteBuffer) -> StompMessage {
         let number = messageCounter.wrappingAdd(1, ordering: .relaxed).newValue
-        return StompMessage(destination: destination, messageID: String(number), headers: headers, body: body)
+        return StompMessage(destination: destination, messageId: String(number), headers: headers, body: body)
     }
 
-    func nextSessionID() -> String {
+    func nextSessionId() -> String {
         String(sessionCounter.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 
@@ -152,14 +152,14 @@ public final class StompBroker: Sendable {
     /// subscribed to. User queues are keyed per user, so one user's queue never reaches another.
     func subscriptionKey(destination: String, principal: StompPrincipal) -> String? {
         if destination.hasPrefix("/user/queue/") || configuration.userTopics.contains(destination) {
-            return Self.userKey(userID: principal.userID, destination: destination)
+            return Self.userKey(userId: principal.userId, destination: destination)
         }
         if destination.hasPrefix("/topic/") { return destination }
         return nil
     }
 
-    private static func userKey(userID: String, destination: String) -> String {
-        "\u{0}\(userID)\u{0}\(destination)"
+    private static func userKey(userId: String, destination: String) -> String {
+        "\u{0}\(userId)\u{0}\(destination)"
     }
 
     /// Sets who hears when a destination gets its first subscriber on this broker and when it
@@ -181,11 +181,11 @@ public final class StompBroker: Sendable {
         metrics.subscriptions.increment()
     }
 
-    func unsubscribe(_ session: StompSession, subscriptionID: String, from key: String) {
+    func unsubscribe(_ session: StompSession, subscriptionId: String, from key: String) {
         let observe = interest.withLock { $0 }
         registry.withLock { registry in
             let had = registry.hasSubscribers(key)
-            registry.remove(session: session, subscriptionID: subscriptionID, from: key)
+            registry.remove(session: session, subscriptionId: subscriptionId, from: key)
             if let observe, had, !registry.hasSubscribers(key) { observe(.ended(Self.interestDestination(key))) }
         }
         metrics.subscriptions.decrement()
@@ -193,9 +193,9 @@ public final class StompBroker: Sendable {
 
     /// A registry key as the destination it stands for, with the user of a user queue.
     private static func interestDestination(_ key: String) -> StompInterest.Destination {
-        guard key.hasPrefix("\u{0}") else { return .init(destination: key, userID: nil) }
+        guard key.hasPrefix("\u{0}") else { return .init(destination: key, userId: nil) }
         let parts = key.split(separator: "\u{0}", omittingEmptySubsequences: false)
-        return .init(destination: String(parts[2]), userID: String(parts[1]))
+        return .init(destination: String(parts[2]), userId: String(parts[1]))
     }
 
     /// Writes `message` to each group on its own event loop: one hop per loop, inline on this one.
@@ -217,7 +217,7 @@ public final class StompBroker: Sendable {
         var cache = StompMessageEncodingCache(message: message, allocator: first.session.allocator)
         var bytes = 0
         for subscriber in group.subscribers {
-            let written = subscriber.session.deliver(message, subscriptionID: subscriber.subscriptionID, cache: &cache)
+            let written = subscriber.session.deliver(message, subscriptionId: subscriber.subscriptionId, cache: &cache)
             if written > 0 { group.flushes.add(subscriber.session) }
             bytes += written
         }
@@ -228,7 +228,7 @@ public final class StompBroker: Sendable {
 /// A session signing in or ending, as ``StompBroker/onSessionChange(_:)`` reports it.
 public enum StompSessionChange: Sendable {
     /// The session was authenticated (CONNECTED went out).
-    case connected(StompPrincipal, sessionID: String)
+    case connected(StompPrincipal, sessionId: String)
     /// A signed-in session ended, whatever the reason.
-    case disconnected(StompPrincipal, sessionID: String)
+    case disconnected(StompPrincipal, sessionId: String)
 }

@@ -47,35 +47,35 @@ public struct StompCatchUp: Sendable {
 extension StompSession {
     /// Delivers the missed messages page by page, then the held live ones past the last page,
     /// and turns the subscription live. Completes when the subscriber has caught up.
-    func catchUp(_ subscriptionID: String, _ plan: StompCatchUp, after position: Int64) -> EventLoopFuture<Void> {
+    func catchUp(_ subscriptionId: String, _ plan: StompCatchUp, after position: Int64) -> EventLoopFuture<Void> {
         eventLoop.makeFutureWithTask { try await plan.page(position) }
             .hop(to: eventLoop)
             .flatMap { page in
-                guard case .connected = self.phase, let subscription = self.subscriptions[subscriptionID] else {
+                guard case .connected = self.phase, let subscription = self.subscriptions[subscriptionId] else {
                     return self.eventLoop.makeSucceededVoidFuture()
                 }
                 guard let last = page.last else {
-                    self.goLive(subscriptionID, positionHeader: plan.positionHeader, after: position)
+                    self.goLive(subscriptionId, positionHeader: plan.positionHeader, after: position)
                     return self.eventLoop.makeSucceededVoidFuture()
                 }
                 for missed in page where missed.position > position {
                     let message = self.broker.makeMessage(destination: subscription.destination, headers: missed.headers, body: missed.body)
                     var cache = StompMessageEncodingCache(message: message, allocator: self.allocator)
-                    _ = self.deliver(message, subscriptionID: subscriptionID, cache: &cache, evenWhileCatchingUp: true)
+                    _ = self.deliver(message, subscriptionId: subscriptionId, cache: &cache, evenWhileCatchingUp: true)
                 }
                 self.flush()
-                return self.catchUp(subscriptionID, plan, after: max(position, last.position))
+                return self.catchUp(subscriptionId, plan, after: max(position, last.position))
             }
     }
 
     /// Releases the live messages held during catch-up, skipping those the pages delivered.
-    private func goLive(_ subscriptionID: String, positionHeader: String, after position: Int64) {
-        guard var subscription = subscriptions[subscriptionID], let held = subscription.held else { return }
+    private func goLive(_ subscriptionId: String, positionHeader: String, after position: Int64) {
+        guard var subscription = subscriptions[subscriptionId], let held = subscription.held else { return }
         subscription.held = nil
-        subscriptions[subscriptionID] = subscription
+        subscriptions[subscriptionId] = subscription
         for message in held where (message.headers[positionHeader].flatMap { Int64($0) } ?? .max) > position {
             var cache = StompMessageEncodingCache(message: message, allocator: allocator)
-            _ = deliver(message, subscriptionID: subscriptionID, cache: &cache)
+            _ = deliver(message, subscriptionId: subscriptionId, cache: &cache)
         }
         flush()
     }

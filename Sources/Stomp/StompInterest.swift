@@ -1,10 +1,10 @@
 /// A destination's first subscriber arriving on a broker, or its last leaving
 /// (``StompBroker/onInterest(_:)``).
 public enum StompInterest: Sendable, Equatable {
-    /// A destination as subscribers name it; `userID` says whose queue a `/user/queue/...` is.
+    /// A destination as subscribers name it; `userId` says whose queue a `/user/queue/...` is.
     public struct Destination: Sendable, Hashable {
         public var destination: String
-        public var userID: String?
+        public var userId: String?
     }
 
     /// The destination had no subscriber and is about to get one.

@@ -8,16 +8,16 @@ public struct StompMessage: Sendable {
     /// The destination as the subscribers named it (e.g. `/topic/meetings.1.chat`, `/user/queue/errors`).
     public let destination: String
     /// The broker-wide unique id of this message.
-    public let messageID: String
+    public let messageId: String
     /// Application headers (e.g. `content-type`, `seq`), written after the broker's own.
     public let headers: StompHeaders
     /// The body, shared by all recipients.
     public let body: ByteBuffer
 
     /// Creates a message.
-    public init(destination: String, messageID: String, headers: StompHeaders, body: ByteBuffer) {
+    public init(destination: String, messageId: String, headers: StompHeaders, body: ByteBuffer) {
         self.destination = destination
-        self.messageID = messageID
+        self.messageId = messageId
         self.headers = headers
         self.body = body
     }
@@ -30,10 +30,10 @@ public struct StompMessage: Sendable {
                                       + headers.count * 32 + body.readableBytes)
         buffer.writeStaticString("MESSAGE\n")
         StompFrameEncoder.writeHeader("subscription", subscription, version: version, escaped: true, into: &buffer)
-        StompFrameEncoder.writeHeader("message-id", messageID, version: version, escaped: true, into: &buffer)
+        StompFrameEncoder.writeHeader("message-id", messageId, version: version, escaped: true, into: &buffer)
         StompFrameEncoder.writeHeader("destination", destination, version: version, escaped: true, into: &buffer)
         if acknowledged, version == .v1_2 {
-            StompFrameEncoder.writeHeader("ack", messageID, version: version, escaped: true, into: &buffer)
+            StompFrameEncoder.writeHeader("ack", messageId, version: version, escaped: true, into: &buffer)
         }
         for (name, value) in headers.pairs where !Self.brokerHeaders.contains(name) {
             StompFrameEncoder.writeHeader(name, value, version: version, escaped: true, into: &buffer)

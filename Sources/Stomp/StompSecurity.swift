@@ -3,15 +3,15 @@ import NIOCore
 /// Who a session acts for, as established by the injected ``StompAuthenticator``.
 public struct StompPrincipal: Sendable, Hashable {
     /// The user's id; `/user/queue/...` destinations resolve to all sessions of this user.
-    public var userID: String
+    public var userId: String
     /// What the session signed in with (e.g. its bearer token), kept for the authenticator's own
     /// side so that an authorizer can ask again whether it still holds: a sign-in can end
     /// (logout, expiry, ban) while the connection stays open. Opaque to the broker, never sent.
     public var credential: String?
 
     /// Creates a principal.
-    public init(userID: String, credential: String? = nil) {
-        self.userID = userID
+    public init(userId: String, credential: String? = nil) {
+        self.userId = userId
         self.credential = credential
     }
 }

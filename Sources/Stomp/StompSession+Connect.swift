@@ -23,7 +23,7 @@ extension StompSession {
     /// Ends a session that has not signed in: ERROR naming why, then the close.
     func giveUpWaiting(_ error: StompProtocolError) {
         guard !isConnected else { return }
-        fail(error, receiptID: nil)
+        fail(error, receiptId: nil)
     }
 
     /// The session signed in or ended: it waits for CONNECT no more.
@@ -56,8 +56,8 @@ extension StompSession {
         phase = .connected(version, principal)
         decoder.version = version
         broker.metrics.sessions.increment()
-        broker.signedIn.withLock { $0.add(self, userID: principal.userID) }
-        broker.sessionChanged(.connected(principal, sessionID: id))
+        broker.signedIn.withLock { $0.add(self, userId: principal.userId) }
+        broker.sessionChanged(.connected(principal, sessionId: id))
         stopWaiting()
         announceSignedIn()
         limitMessages(to: broker.configuration.limits.maxFrameSize)
@@ -68,7 +68,7 @@ extension StompSession {
             let (sendEvery, expectEvery) = serverBeat.negotiated(with: clientBeat)
             startHeartBeats(sendEvery: sendEvery, expectEvery: expectEvery)
         }
-        headers.add("user-name", principal.userID)
+        headers.add("user-name", principal.userId)
         write(StompFrame(.connected, headers: headers))
     }
 
@@ -88,7 +88,7 @@ extension StompSession {
             heartBeat.checking = eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { _ in
                 if NIODeadline.now() - self.heartBeat.lastReceived > window {
                     self.broker.metrics.heartBeatTimeouts.increment()
-                    self.fail(StompProtocolError.heartBeatTimeout(window: window), receiptID: nil)
+                    self.fail(StompProtocolError.heartBeatTimeout(window: window), receiptId: nil)
                 }
             }
         }

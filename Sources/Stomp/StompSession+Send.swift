@@ -78,18 +78,18 @@ extension StompSession {
     /// keeps the session; without such a subscription, or for a refusal that ends the session,
     /// answers ERROR and closes. The body names the frame's destination and, for a subscription
     /// the server ended, its id.
-    func refuse(_ refusal: StompRefusal, destination: String?, receiptID: String?, subscriptionID: String? = nil) {
+    func refuse(_ refusal: StompRefusal, destination: String?, receiptId: String?, subscriptionId: String? = nil) {
         let errorsQueue = "/user/queue/errors"
         guard !refusal.endsSession, subscriptions.values.contains(where: { $0.destination == errorsQueue }) else {
-            fail(refusal, receiptID: receiptID)
+            fail(refusal, receiptId: receiptId)
             return
         }
         var headers: StompHeaders = ["content-type": "application/json", "code": refusal.code]
-        if let receiptID { headers.add("receipt-id", receiptID) }
+        if let receiptId { headers.add("receipt-id", receiptId) }
         var body = allocator.buffer(capacity: 64 + refusal.message.utf8.count)
         body.writeString("{\"code\":\(JSONText.quoted(refusal.code)),\"message\":\(JSONText.quoted(refusal.message))")
         if let destination { body.writeString(",\"destination\":\(JSONText.quoted(destination))") }
-        if let subscriptionID { body.writeString(",\"subscription\":\(JSONText.quoted(subscriptionID))") }
+        if let subscriptionId { body.writeString(",\"subscription\":\(JSONText.quoted(subscriptionId))") }
         body.writeString("}")
         deliverToOwnSubscriptions(broker.makeMessage(destination: errorsQueue, headers: headers, body: body))
     }

@@ -18,10 +18,10 @@ struct Subscription {
     /// once it is live.
     var held: [StompMessage]?
 
-    /// Settles `messageID` (ACK or NACK) and returns how many messages that settled: in `client`
+    /// Settles `messageId` (ACK or NACK) and returns how many messages that settled: in `client`
     /// mode every one up to it, in `client-individual` mode it alone; `nil` if it is not pending.
-    mutating func settle(_ messageID: String) -> Int? {
-        guard let index = pending.firstIndex(of: messageID) else { return nil }
+    mutating func settle(_ messageId: String) -> Int? {
+        guard let index = pending.firstIndex(of: messageId) else { return nil }
         guard ack == .client else {
             pending.remove(at: index)
             return 1
@@ -57,8 +57,8 @@ extension StompSession {
                 var subscription = Subscription(destination: destination, key: key, ack: ack)
                 subscription.held = []
                 self.subscriptions[id] = subscription
-                self.broker.subscribe(.init(session: self, subscriptionID: id, acknowledged: ack != .auto,
-                                            userID: principal.userID), to: key)
+                self.broker.subscribe(.init(session: self, subscriptionId: id, acknowledged: ack != .auto,
+                                            userId: principal.userId), to: key)
                 // Asked only now that an ending of this access would find the subscription.
                 guard let confirmation = self.broker.authorizer.confirm(subscriptionTo: destination, principal: principal, on: self.eventLoop) else {
                     guard let plan else {
@@ -94,7 +94,7 @@ extension StompSession {
     private func removeSubscription(_ id: String) -> Subscription? {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return nil }
         pendingAckCount -= subscription.pending.count
-        broker.unsubscribe(self, subscriptionID: id, from: subscription.key)
+        broker.unsubscribe(self, subscriptionId: id, from: subscription.key)
         return subscription
     }
 
@@ -103,23 +103,23 @@ extension StompSession {
     /// its `/user/queue/errors`, naming the destination and the subscription id.
     func endSubscription(_ id: String, refusal: StompRefusal) {
         guard case .connected = phase, let subscription = removeSubscription(id) else { return }
-        refuse(refusal, destination: subscription.destination, receiptID: nil, subscriptionID: id)
+        refuse(refusal, destination: subscription.destination, receiptId: nil, subscriptionId: id)
     }
 
     /// ACK or NACK: in `client` mode it settles the message and every earlier one of its
     /// subscription, in `client-individual` mode that message alone. On a topic a NACKed message
     /// is discarded, as a stock broker's topic does.
     func acknowledge(_ frame: StompFrame, version: StompVersion) throws {
-        let messageID = version == .v1_2 ? try frame.required("id") : try frame.required("message-id")
+        let messageId = version == .v1_2 ? try frame.required("id") : try frame.required("message-id")
         let named = version == .v1_0 ? nil : frame.headers["subscription"]
         let candidates = named.map { [$0] } ?? Array(subscriptions.keys)
         for id in candidates {
             // Settled in place: a copy of the subscription would make the ring copy itself.
-            guard let settled = subscriptions[id]?.settle(messageID) else { continue }
+            guard let settled = subscriptions[id]?.settle(messageId) else { continue }
             pendingAckCount -= settled
             return
         }
-        throw StompProtocolError.unknownAck(messageID)
+        throw StompProtocolError.unknownAck(messageId)
     }
 
     /// Writes a fan-out MESSAGE to the subscriber, unless the subscription has gone meanwhile or
@@ -127,12 +127,12 @@ extension StompSession {
     /// Returns the bytes written; the caller counts them once for all recipients.
     /// While the subscription catches up, a live message is held instead, unless it is one
     /// of the missed ones (`evenWhileCatchingUp`).
-    func deliver(_ message: StompMessage, subscriptionID: String, cache: inout StompMessageEncodingCache,
+    func deliver(_ message: StompMessage, subscriptionId: String, cache: inout StompMessageEncodingCache,
                  evenWhileCatchingUp: Bool = false) -> Int {
         // Only plain values are read out, and the subscription is changed in place where it
         // sits: a local copy would share its rings, so appending would copy them whole.
         guard case .connected(let version, _) = phase,
-              let state = subscriptions[subscriptionID].flatMap({ subscription in
+              let state = subscriptions[subscriptionId].flatMap({ subscription in
                   subscription.destination == message.destination ? (subscription.ack, subscription.held?.count) : nil
               }) else { return 0 }
         let (ack, heldCount) = state
@@ -141,7 +141,7 @@ extension StompSession {
                 dropSlowConsumer(.slowConsumer(limit: broker.configuration.maxOutboundBytes))
                 return 0
             }
-            subscriptions[subscriptionID]?.held?.append(message)
+            subscriptions[subscriptionId]?.held?.append(message)
             return 0
         }
         guard admitsMore() else { return 0 }
@@ -150,10 +150,10 @@ extension StompSession {
                 dropSlowConsumer(.tooManyUnacknowledged(limit: broker.configuration.maxPendingAcks))
                 return 0
             }
-            subscriptions[subscriptionID]?.pending.append(message.messageID)
+            subscriptions[subscriptionId]?.pending.append(message.messageId)
             pendingAckCount += 1
         }
-        let frame = cache.frame(subscription: subscriptionID, acknowledged: ack != .auto, version: version)
+        let frame = cache.frame(subscription: subscriptionId, acknowledged: ack != .auto, version: version)
         write(bytes: frame, counted: false, isUTF8: cache.isUTF8)
         return frame.readableBytes
     }
@@ -163,7 +163,7 @@ extension StompSession {
         var cache = StompMessageEncodingCache(message: message, allocator: allocator)
         var bytes = 0
         for (id, subscription) in subscriptions where subscription.destination == message.destination {
-            bytes += deliver(message, subscriptionID: id, cache: &cache)
+            bytes += deliver(message, subscriptionId: id, cache: &cache)
         }
         broker.metrics.bytesOut.increment(by: bytes)
         flush()
@@ -181,7 +181,7 @@ extension StompSession {
     private func dropSlowConsumer(_ reason: StompProtocolError) {
         broker.metrics.slowConsumers.increment()
         broker.logger.notice("dropping slow STOMP consumer", metadata: ["session": "\(id)", "reason": "\(reason.message)"])
-        fail(reason, receiptID: nil)
+        fail(reason, receiptId: nil)
     }
 }
 

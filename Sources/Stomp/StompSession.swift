@@ -56,7 +56,7 @@ final class StompSession: @unchecked Sendable {
 
     init(broker: StompBroker, context: ChannelHandlerContext, transportToken: String?,
          wrap: @escaping (ByteBuffer, Bool?) -> NIOAny, limitInbound: @escaping (ChannelHandlerContext, Int) -> Void) {
-        self.id = broker.nextSessionID()
+        self.id = broker.nextSessionId()
         self.broker = broker
         self.eventLoop = context.eventLoop
         self.allocator = context.channel.allocator
@@ -92,7 +92,7 @@ final class StompSession: @unchecked Sendable {
         // Until CONNECTED, a client has no business sending more than its CONNECT frame: what
         // waits undecoded is bounded by the size of one such frame.
         if !isConnected, inbound.readableBytes > broker.configuration.limits.maxConnectFrameSize {
-            fail(StompProtocolError.tooMuchBeforeConnect(limit: broker.configuration.limits.maxConnectFrameSize), receiptID: nil)
+            fail(StompProtocolError.tooMuchBeforeConnect(limit: broker.configuration.limits.maxConnectFrameSize), receiptId: nil)
             return
         }
         drain()
@@ -123,7 +123,7 @@ final class StompSession: @unchecked Sendable {
             do {
                 frame = try decoder.next(from: &inbound)
             } catch {
-                fail(error, receiptID: nil)
+                fail(error, receiptId: nil)
                 break
             }
             guard let frame else { break }
@@ -219,11 +219,11 @@ final class StompSession: @unchecked Sendable {
     }
 
     private func failed(_ frame: StompFrame, _ error: any Error) {
-        let receiptID = frame.headers["receipt"]
+        let receiptId = frame.headers["receipt"]
         if let refusal = error as? StompRefusal {
-            refuse(refusal, destination: frame.headers["destination"], receiptID: receiptID)
+            refuse(refusal, destination: frame.headers["destination"], receiptId: receiptId)
         } else {
-            fail(error, receiptID: receiptID)
+            fail(error, receiptId: receiptId)
         }
     }
 
@@ -238,14 +238,14 @@ final class StompSession: @unchecked Sendable {
     private func stop() {
         if case .connected(_, let principal) = phase {
             broker.metrics.sessions.decrement()
-            broker.signedIn.withLock { $0.remove(self, userID: principal.userID) }
-            broker.sessionChanged(.disconnected(principal, sessionID: id))
+            broker.signedIn.withLock { $0.remove(self, userId: principal.userId) }
+            broker.sessionChanged(.disconnected(principal, sessionId: id))
         }
         stopWaiting()
         phase = .closing
         heartBeat.cancel()
         for (id, subscription) in subscriptions {
-            broker.unsubscribe(self, subscriptionID: id, from: subscription.key)
+            broker.unsubscribe(self, subscriptionId: id, from: subscription.key)
         }
         subscriptions = [:]
         pendingAckCount = 0
@@ -301,7 +301,7 @@ final class StompSession: @unchecked Sendable {
     }
 
     /// Answers a protocol violation (or an unexpected failure) with ERROR, then closes.
-    func fail(_ error: any Error, receiptID: String?) {
+    func fail(_ error: any Error, receiptId: String?) {
         guard !isClosing else { return }
         var headers: StompHeaders = ["content-type": "text/plain"]
         let message: String
@@ -317,7 +317,7 @@ final class StompSession: @unchecked Sendable {
             message = "internal error"
         }
         headers.add("message", message)
-        if let receiptID { headers.add("receipt-id", receiptID) }
+        if let receiptId { headers.add("receipt-id", receiptId) }
         closeAfterWriting(StompFrame(.error, headers: headers, text: message))
     }
 

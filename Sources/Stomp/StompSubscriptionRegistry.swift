@@ -7,10 +7,10 @@ struct StompSubscriptionRegistry {
     /// One subscription of one session.
     struct Subscriber {
         let session: StompSession
-        let subscriptionID: String
+        let subscriptionId: String
         let acknowledged: Bool
         /// The session's user, so that one user's subscriptions can be ended on every device.
-        let userID: String
+        let userId: String
     }
 
     /// The subscribers of one destination that live on one event loop.
@@ -23,7 +23,7 @@ struct StompSubscriptionRegistry {
 
     private struct Position: Hashable {
         let session: ObjectIdentifier
-        let subscriptionID: String
+        let subscriptionId: String
     }
 
     private struct Destination {
@@ -58,14 +58,14 @@ struct StompSubscriptionRegistry {
             destination.groups.append(LoopGroup(eventLoop: loop, flushes: flushes, subscribers: []))
             group = destination.groups.count - 1
         }
-        let position = Position(session: ObjectIdentifier(subscriber.session), subscriptionID: subscriber.subscriptionID)
+        let position = Position(session: ObjectIdentifier(subscriber.session), subscriptionId: subscriber.subscriptionId)
         destination.positions[position] = (group, destination.groups[group].subscribers.count)
         destination.groups[group].subscribers.append(subscriber)
         destinations[key] = destination
     }
 
-    mutating func remove(session: StompSession, subscriptionID: String, from key: String) {
-        let position = Position(session: ObjectIdentifier(session), subscriptionID: subscriptionID)
+    mutating func remove(session: StompSession, subscriptionId: String, from key: String) {
+        let position = Position(session: ObjectIdentifier(session), subscriptionId: subscriptionId)
         guard var destination = destinations[key],
               let (group, index) = destination.positions.removeValue(forKey: position) else { return }
         // Swap-remove: the last subscriber of the group takes the removed one's place.
@@ -74,7 +74,7 @@ struct StompSubscriptionRegistry {
             let moved = destination.groups[group].subscribers[last]
             destination.groups[group].subscribers[index] = moved
             destination.positions[Position(session: ObjectIdentifier(moved.session),
-                                           subscriptionID: moved.subscriptionID)] = (group, index)
+                                           subscriptionId: moved.subscriptionId)] = (group, index)
         }
         destination.groups[group].subscribers.removeLast()
         destinations[key] = destination.positions.isEmpty ? nil : destination

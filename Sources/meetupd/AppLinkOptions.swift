@@ -15,10 +15,10 @@ struct AppLinkOptions: ParsableArguments {
 
     func resolved() throws -> AppIdentity {
         var identity = AppIdentity()
-        identity.iosAppIDs = Self.list(iosAppId, "MEETUPD_IOS_APP_IDS")
+        identity.iosAppIds = Self.list(iosAppId, "MEETUPD_IOS_APP_IDS")
         identity.androidPackage = CommonOptions.setting(androidPackage, "MEETUPD_ANDROID_PACKAGE")
         identity.androidCertificateFingerprints = Self.list(androidCertFingerprint, "MEETUPD_ANDROID_CERT_FINGERPRINTS")
-        for id in identity.iosAppIDs where id.split(separator: ".").count < 3 {
+        for id in identity.iosAppIds where id.split(separator: ".").count < 3 {
             throw ValidationError("An iOS app id is TEAMID.bundle.id, not '\(id)'.")
         }
         if let package = identity.androidPackage, package.split(separator: ".").count < 2 || package.contains(" ") {

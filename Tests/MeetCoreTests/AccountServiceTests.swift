@@ -91,7 +91,7 @@ struct AccountServiceTests {
         let session = try await accounts.login(email: "a@example.org", password: "correct horse battery", clientAddress: nil)
         #expect(session.user.id == user.id)
         clock.advance(by: 3600)
-        #expect(try await accounts.authenticate(bearer: session.accessToken)?.userID == user.id)
+        #expect(try await accounts.authenticate(bearer: session.accessToken)?.userId == user.id)
         let lastUsed = try await database.reader.read { db in try Date.fetchOne(db, sql: "SELECT lastUsedAt FROM accessToken") }
         #expect(lastUsed == clock.now)
         clock.advance(by: AccountService.sessionLifetime)
@@ -129,7 +129,7 @@ struct AccountServiceTests {
         // A pending refresh never brings back a revoked session.
         clock.advance(by: 1)
         #expect(try await accounts.authenticate(bearer: second.accessToken) != nil)
-        try await accounts.logout(AccountService.Authentication(userID: second.user.id, tokenHash: RandomToken.hash(second.accessToken)))
+        try await accounts.logout(AccountService.Authentication(userId: second.user.id, tokenHash: RandomToken.hash(second.accessToken)))
         clock.advance(by: AccountService.lastUsedResolution)
         #expect(try await accounts.authenticate(bearer: first.accessToken) != nil)
         #expect(try await accounts.authenticate(bearer: second.accessToken) == nil)
@@ -141,7 +141,7 @@ struct AccountServiceTests {
         let secret = try await database.writer.write { [clock] db in
             try AccountService.openSession(for: user.id, at: clock.now, in: db)
         }
-        #expect(try await accounts.authenticate(bearer: secret)?.userID == user.id)
+        #expect(try await accounts.authenticate(bearer: secret)?.userId == user.id)
         let stored = try await database.reader.read { db in try Data.fetchAll(db, sql: "SELECT tokenHash FROM accessToken") }
         #expect(stored == [RandomToken.hash(secret)])
         clock.advance(by: AccountService.sessionLifetime)

@@ -6,7 +6,7 @@ import Testing
 struct MailTests {
     @Test func rendersRFC5322WithEncodedSubject() {
         let mail = Mail(to: "olena@example.org", subject: "Підтвердіть адресу", body: "Привіт!\nДякуємо.")
-        let text = MaildropMailer.render(mail, from: "meetupd <no-reply@meetupd.local>", date: Date(timeIntervalSince1970: 0), messageID: "<x@meetupd.local>")
+        let text = MaildropMailer.render(mail, from: "meetupd <no-reply@meetupd.local>", date: Date(timeIntervalSince1970: 0), messageId: "<x@meetupd.local>")
         let (head, body) = try! #require(text.split(separator: "\r\n\r\n", maxSplits: 1).map(String.init).pairs)
         #expect(head.contains("Date: Thu, 01 Jan 1970 00:00:00 +0000"))
         #expect(head.contains("Subject: =?UTF-8?B?"))
@@ -18,7 +18,7 @@ struct MailTests {
     @Test func aMailWithHTMLIsMultipartAlternativeInBase64() throws {
         let html = "<p>" + String(repeating: "Привіт, світе! ", count: 80) + "</p>"
         let mail = Mail(to: "olena@example.org", subject: "Запрошення", body: "Привіт!\nДякуємо.", html: html)
-        let text = MaildropMailer.render(mail, from: "meetupd <no-reply@meetupd.local>", date: Date(timeIntervalSince1970: 0), messageID: "<x@meetupd.local>")
+        let text = MaildropMailer.render(mail, from: "meetupd <no-reply@meetupd.local>", date: Date(timeIntervalSince1970: 0), messageId: "<x@meetupd.local>")
         let lines = text.components(separatedBy: "\r\n")
         #expect(!text.replacingOccurrences(of: "\r\n", with: "").contains("\n"))
         #expect(lines.allSatisfy { $0.utf8.count <= 78 && $0.allSatisfy(\.isASCII) })

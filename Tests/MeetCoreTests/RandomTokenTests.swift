@@ -6,7 +6,7 @@ import Testing
     /// shown one.
     @Test func idsAreWellFormedAndNeverLookLikeAnOption() {
         let ids = (0..<10_000).map { _ in RandomToken.id() }
-        #expect(ids.allSatisfy { !$0.hasPrefix("-") && RandomToken.isWellFormedID($0) && $0.count == 22 })
+        #expect(ids.allSatisfy { !$0.hasPrefix("-") && RandomToken.isWellFormedId($0) && $0.count == 22 })
         #expect(Set(ids).count == ids.count)
     }
 }

@@ -9,7 +9,7 @@ struct RemoteConfigTests {
     }
 
     func client(_ platform: ConfigClient.Platform? = nil, _ version: String? = nil, locale: String? = nil, user: String? = nil) -> ConfigClient {
-        ConfigClient(platform: platform, appVersion: version.flatMap { AppVersion($0) }, locale: locale, userID: user)
+        ConfigClient(platform: platform, appVersion: version.flatMap { AppVersion($0) }, locale: locale, userId: user)
     }
 
     @Test func versionsAndRanges() throws {

@@ -8,7 +8,7 @@ struct TokenAuthenticator: StompAuthenticator {
         guard let token = credentials.bearerToken, token.hasPrefix("token-") else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "auth.invalidToken", message: "bad token", endsSession: true))
         }
-        return eventLoop.makeSucceededFuture(StompPrincipal(userID: String(token.dropFirst(6))))
+        return eventLoop.makeSucceededFuture(StompPrincipal(userId: String(token.dropFirst(6))))
     }
 }
 
@@ -30,7 +30,7 @@ struct TestApplication: StompApplication {
     func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         switch message.destination {
         case "/echo":
-            broker.publish(to: "/topic/echo", headers: ["from": message.principal.userID], body: message.body)
+            broker.publish(to: "/topic/echo", headers: ["from": message.principal.userId], body: message.body)
         case "/reply":
             message.session.send(to: "/user/queue/replies", body: message.body)
         default:

@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func fanOutEncodingSharesBytesPerSubscription() {
-        let message = StompMessage(destination: "/topic/t", messageID: "5", headers: ["seq": "3"], body: ByteBuffer(string: "x"))
+        let message = StompMessage(destination: "/topic/t", messageId: "5", headers: ["seq": "3"], body: ByteBuffer(string: "x"))
         var cache = StompMessageEncodingCache(message: message, allocator: ByteBufferAllocator())
         let first = cache.frame(subscription: "sub-0", acknowledged: true, version: .v1_2)
         let again = cache.frame(subscription: "sub-0", acknowledged: true, version: .v1_2)

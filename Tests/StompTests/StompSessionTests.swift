@@ -121,7 +121,7 @@ import Testing
     }
 
     @Test(arguments: ["1.0", "1.1", "1.2"])
-    func missingRequiredHeaderIsAnErrorWithReceiptID(version: String) async throws {
+    func missingRequiredHeaderIsAnErrorWithReceiptId(version: String) async throws {
         let fixture = try await BrokerFixture.start()
         let client = try await fixture.client(version: version)
         try await client.send(StompFrame(.send, headers: ["receipt": "42"], text: "x"))

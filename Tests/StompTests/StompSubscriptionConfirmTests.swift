@@ -27,7 +27,7 @@ import Testing
             let promise = eventLoop.makePromise(of: Void.self)
             let member = state.withLock { state in
                 state.held.append(promise)
-                return state.members.contains(principal.userID)
+                return state.members.contains(principal.userId)
             }
             return promise.futureResult.flatMapThrowing { if !member { throw gone } }
         }
@@ -35,7 +35,7 @@ import Testing
         func confirm(subscriptionTo destination: String, principal: StompPrincipal,
                      on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
             guard destination == "/topic/room" else { return nil }
-            let member = state.withLock { $0.members.contains(principal.userID) }
+            let member = state.withLock { $0.members.contains(principal.userId) }
             return member ? eventLoop.makeSucceededVoidFuture() : eventLoop.makeFailedFuture(gone)
         }
 

@@ -15,7 +15,7 @@ public struct AccountService: Sendable {
 
     /// Who a valid bearer token belongs to, and which token it was (for logout).
     public struct Authentication: Sendable, Equatable {
-        public var userID: String
+        public var userId: String
         public var tokenHash: Data
     }
 
@@ -147,14 +147,14 @@ public struct AccountService: Sendable {
         return Session(accessToken: secret, expiresAt: issuedAt.addingTimeInterval(Self.sessionLifetime), user: signedIn)
     }
 
-    /// Stores a new bearer token for `userID`, valid for `sessionLifetime` from `issuedAt`,
+    /// Stores a new bearer token for `userId`, valid for `sessionLifetime` from `issuedAt`,
     /// and returns its secret, the only copy. It checks nothing: login calls it once the
     /// password is verified, and tools that write users straight into a database (the HTTP
     /// feed benchmark's seeder) call it to sign them in the one way the server accepts.
-    public static func openSession(for userID: String, at issuedAt: Date, in db: Database) throws -> String {
+    public static func openSession(for userId: String, at issuedAt: Date, in db: Database) throws -> String {
         let secret = RandomToken.secret()
         try AccessToken(
-            tokenHash: RandomToken.hash(secret), userId: userID, createdAt: issuedAt,
+            tokenHash: RandomToken.hash(secret), userId: userId, createdAt: issuedAt,
             expiresAt: issuedAt.addingTimeInterval(sessionLifetime), lastUsedAt: issuedAt
         ).insert(db)
         return secret
@@ -182,7 +182,7 @@ public struct AccountService: Sendable {
            let refreshes = lastUses.note(tokenHash, usedAt: now) {
             try await database.writer.write { db in try TokenLastUses.write(refreshes, in: db) }
         }
-        return Authentication(userID: token.userId, tokenHash: tokenHash)
+        return Authentication(userId: token.userId, tokenHash: tokenHash)
     }
 
     /// Revokes one session.
@@ -190,7 +190,7 @@ public struct AccountService: Sendable {
         _ = try await database.writer.write { db in
             try AccessToken.deleteOne(db, key: authentication.tokenHash)
         }
-        liveSessions.end(userID: authentication.userID, tokenHash: authentication.tokenHash, reason: "signed out")
+        liveSessions.end(userId: authentication.userId, tokenHash: authentication.tokenHash, reason: "signed out")
     }
 
     /// Sets a new password with a mailed reset token and ends every session of the user.
@@ -199,7 +199,7 @@ public struct AccountService: Sendable {
             throw MeetError.invalidFields([problem])
         }
         let passwordHash = try await hasher.hash(newPassword)
-        let userID = try await database.writer.write { [now] db in
+        let userId = try await database.writer.write { [now] db in
             let accountToken = try Self.redeem(token, .resetPassword, at: now(), in: db)
             guard var user = try User.fetchOne(db, key: accountToken.userId) else { throw Self.invalidToken }
             user.passwordHash = passwordHash
@@ -213,7 +213,7 @@ public struct AccountService: Sendable {
                 .updateAll(db, Column("usedAt").set(to: now()))
             return user.id
         }
-        liveSessions.endAll(ofUser: userID, reason: "the password was reset")
+        liveSessions.endAll(ofUser: userId, reason: "the password was reset")
     }
 
     /// The user with `id`.
@@ -225,10 +225,10 @@ public struct AccountService: Sendable {
 
     static let invalidToken = MeetError("token.invalid", status: 400)
 
-    static func issue(_ secret: String, _ purpose: AccountToken.Purpose, for userID: String, at now: Date, in db: Database) throws {
-        try AccountToken.filter(Column("userId") == userID && Column("expiresAt") <= now).deleteAll(db)
+    static func issue(_ secret: String, _ purpose: AccountToken.Purpose, for userId: String, at now: Date, in db: Database) throws {
+        try AccountToken.filter(Column("userId") == userId && Column("expiresAt") <= now).deleteAll(db)
         try AccountToken(
-            tokenHash: RandomToken.hash(secret), userId: userID, purpose: purpose, createdAt: now,
+            tokenHash: RandomToken.hash(secret), userId: userId, purpose: purpose, createdAt: now,
             expiresAt: now.addingTimeInterval(purpose.lifetime), usedAt: nil
         ).insert(db)
     }

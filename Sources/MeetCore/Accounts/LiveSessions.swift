@@ -14,7 +14,7 @@ public final class LiveSessions: Sendable {
     /// One announcement: which sessions end, and why.
     public struct Ending: Sendable, Equatable {
         /// The user whose sessions end.
-        public var userID: String
+        public var userId: String
         /// Only the sessions signed in with the token of this SHA-256 hash
         /// (``RandomToken/hash(_:)``); `nil` for every session of the user.
         public var tokenHash: Data?
@@ -32,14 +32,14 @@ public final class LiveSessions: Sendable {
         listeners.withLock { $0.append(listener) }
     }
 
-    /// Ends every live session of `userID`, telling each client `reason`.
-    public func endAll(ofUser userID: String, reason: String) {
-        announce(Ending(userID: userID, tokenHash: nil, reason: reason))
+    /// Ends every live session of `userId`, telling each client `reason`.
+    public func endAll(ofUser userId: String, reason: String) {
+        announce(Ending(userId: userId, tokenHash: nil, reason: reason))
     }
 
-    /// Ends the live sessions signed in with one token of `userID`.
-    public func end(userID: String, tokenHash: Data, reason: String) {
-        announce(Ending(userID: userID, tokenHash: tokenHash, reason: reason))
+    /// Ends the live sessions signed in with one token of `userId`.
+    public func end(userId: String, tokenHash: Data, reason: String) {
+        announce(Ending(userId: userId, tokenHash: tokenHash, reason: reason))
     }
 
     private func announce(_ ending: Ending) {

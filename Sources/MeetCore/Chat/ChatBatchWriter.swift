@@ -74,7 +74,7 @@ struct ChatBatchWriter: Sendable {
 
     /// Stores one post with its room's next seq, or finds the one it repeats.
     private func append(_ post: ChatService.Post, in db: Database) throws -> ChatService.Posted {
-        let roomId = ChatRoomID.meeting(post.meetingId)
+        let roomId = ChatRoomId.meeting(post.meetingId)
         let (meeting, role) = try MeetingRecord.visible(post.meetingId, to: post.senderId, in: db)
         guard role == .organizer || role == .member else { throw MeetError.notMember }
         if let earlier = try ChatRoomLog.repeated(post.draft, by: post.senderId, in: roomId, db) {

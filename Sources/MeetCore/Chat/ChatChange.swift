@@ -47,7 +47,7 @@ struct ChatChange: Sendable {
             role = found
             isReadOnly = meeting.isCancelled
         }
-        let roomId = ChatRoomID.meeting(meetingId)
+        let roomId = ChatRoomId.meeting(meetingId)
         guard let target = try Row.fetchOne(db, sql: """
                 SELECT senderId, text, sentAt, deletedAt FROM chatMessage WHERE roomId = ? AND seq = ? AND type = 'message'
                 """, arguments: [roomId, seq]) else {

@@ -39,7 +39,7 @@ public struct ChatDraft: Sendable, Decodable {
         }
         if attachments.count > Self.maximumAttachments {
             problems.append(.init(field: "attachments", code: "field.tooMany", arguments: ["maximum": String(Self.maximumAttachments)]))
-        } else if Set(attachments).count < attachments.count || !attachments.allSatisfy(RandomToken.isWellFormedID) {
+        } else if Set(attachments).count < attachments.count || !attachments.allSatisfy(RandomToken.isWellFormedId) {
             problems.append(.init(field: "attachments", code: "field.invalid"))
         }
         if let replyToSeq, replyToSeq < 1 { problems.append(.init(field: "replyToSeq", code: "chatMessage.replyNotFound")) }

@@ -42,7 +42,7 @@ enum ChatEvents {
             // Stored by another process (the admin CLI): only the broadcast is left to do.
             guard let redaction = try? decoder.decode(ChatRedactionPayload.self, from: event.payload),
                   let row = try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.roomId = ? AND chatMessage.seq = ?",
-                                             arguments: [ChatRoomID.meeting(redaction.meetingId), redaction.eventSeq]) else { return }
+                                             arguments: [ChatRoomId.meeting(redaction.meetingId), redaction.eventSeq]) else { return }
             written.appended.append(ChatMessage(row: row))
             return
         }

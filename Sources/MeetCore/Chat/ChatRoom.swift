@@ -10,7 +10,7 @@ public enum ChatRoomKind: String, Sendable, Codable {
 }
 
 /// Room ids are `<kind>:<key>`, so that rooms of every kind live in one table.
-enum ChatRoomID {
+enum ChatRoomId {
     static func meeting(_ meetingId: String) -> String { ChatRoomKind.meeting.rawValue + ":" + meetingId }
 
     /// `direct:{a}:{b}` with the two user ids in order, so both sides name the same room.

@@ -110,7 +110,7 @@ extension ChatService {
     public func markRead(_ meetingId: String, upTo seq: Int64, by userId: String) async throws -> (lastReadSeq: Int64, unreadCount: Int) {
         try await database.writer.write { db in
             try Self.requireMember(userId, of: meetingId, in: db)
-            let roomId = ChatRoomID.meeting(meetingId)
+            let roomId = ChatRoomId.meeting(meetingId)
             return try ChatUnread.markRead(roomId, upTo: seq, by: userId, in: db)
         }
     }

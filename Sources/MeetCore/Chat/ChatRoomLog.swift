@@ -20,7 +20,7 @@ enum ChatRoomLog {
     /// Appends `entry` to the room of `meetingId` (creating the room on its first row) and
     /// returns it as stored.
     static func append(_ entry: Entry, toMeeting meetingId: String, at time: Date, in db: Database) throws -> ChatMessage {
-        try append(entry, toRoom: ChatRoomID.meeting(meetingId), kind: .meeting, meetingId: meetingId, at: time, in: db)
+        try append(entry, toRoom: ChatRoomId.meeting(meetingId), kind: .meeting, meetingId: meetingId, at: time, in: db)
     }
 
     /// Appends `entry` to the room `roomId` of `kind` (creating the room on its first row, with

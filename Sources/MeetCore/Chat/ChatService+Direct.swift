@@ -10,7 +10,7 @@ extension ChatService {
     public func postDirect(_ draft: ChatDraft, to peerId: String, by senderId: String) async throws -> Posted {
         let text = try draft.validated()
         let time = now()
-        try takeRate(user: senderId, room: ChatRoomID.direct(senderId, peerId), at: time)
+        try takeRate(user: senderId, room: ChatRoomId.direct(senderId, peerId), at: time)
         let written = try await queue.submit(.direct(DirectConversation.Post(
             senderId: senderId, peerId: peerId, draft: draft, text: text, at: time)))
         return written.posted!

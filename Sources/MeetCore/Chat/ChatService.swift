@@ -160,7 +160,7 @@ public final class ChatService: Sendable {
             try Self.requireMember(viewer, of: meetingId, in: db)
             return try Row.fetchAll(db, sql: ChatMessage.selection + """
                  WHERE chatMessage.roomId = ? AND chatMessage.seq < ? ORDER BY chatMessage.seq DESC LIMIT ?
-                """, arguments: [ChatRoomID.meeting(meetingId), beforeSeq ?? Int64.max, limit]).map(ChatMessage.init(row:))
+                """, arguments: [ChatRoomId.meeting(meetingId), beforeSeq ?? Int64.max, limit]).map(ChatMessage.init(row:))
         }
     }
 
@@ -170,7 +170,7 @@ public final class ChatService: Sendable {
         try await database.reader.read { db in
             try Row.fetchAll(db, sql: ChatMessage.selection + """
                  WHERE chatMessage.roomId = ? AND chatMessage.seq > ? ORDER BY chatMessage.seq LIMIT ?
-                """, arguments: [ChatRoomID.meeting(meetingId), seq, limit]).map(ChatMessage.init(row:))
+                """, arguments: [ChatRoomId.meeting(meetingId), seq, limit]).map(ChatMessage.init(row:))
         }
     }
 
@@ -196,7 +196,7 @@ public final class ChatService: Sendable {
     public func lastSeq(of meetingId: String) throws -> Int64 {
         try database.reader.read { db in
             try Int64.fetchOne(db, sql: "SELECT max(seq) FROM chatMessage WHERE roomId = ?",
-                               arguments: [ChatRoomID.meeting(meetingId)]) ?? 0
+                               arguments: [ChatRoomId.meeting(meetingId)]) ?? 0
         }
     }
 

@@ -40,7 +40,7 @@ enum DirectConversation {
     /// - Throws: `user.notFound` (unknown, not a friend, blocked, oneself).
     static func append(_ post: Post, in db: Database) throws -> ChatService.Posted {
         try requireFriends(post.senderId, post.peerId, in: db)
-        let roomId = ChatRoomID.direct(post.senderId, post.peerId)
+        let roomId = ChatRoomId.direct(post.senderId, post.peerId)
         if let earlier = try ChatRoomLog.repeated(post.draft, by: post.senderId, in: roomId, db) {
             return .init(message: earlier, isRepeat: true)
         }
@@ -66,7 +66,7 @@ enum DirectConversation {
     /// readable after an unfriending, not after a block. Otherwise `user.notFound`, like an
     /// unknown user.
     static func readableRoom(of userId: String, with peerId: String, in db: Database) throws -> String {
-        let roomId = ChatRoomID.direct(userId, peerId)
+        let roomId = ChatRoomId.direct(userId, peerId)
         guard userId != peerId, try FriendService.isVisible(peerId, to: userId, db),
               try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM directConversation WHERE roomId = ?)", arguments: [roomId]) == true
                 || FriendService.areFriends(userId, peerId, db) else { throw FriendService.userNotFound }

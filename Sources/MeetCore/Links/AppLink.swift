@@ -31,8 +31,8 @@ public struct AppLinks: Sendable {
     }
 
     /// A chat room: a meeting's room by the meeting id.
-    public func chat(_ roomID: String) -> AppLink {
-        link(app: "chat/" + Self.escaped(roomID), web: "/c/" + Self.escaped(roomID))
+    public func chat(_ roomId: String) -> AppLink {
+        link(app: "chat/" + Self.escaped(roomId), web: "/c/" + Self.escaped(roomId))
     }
 
     /// The friend requests screen.

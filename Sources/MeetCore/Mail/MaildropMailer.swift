@@ -26,7 +26,7 @@ public struct MaildropMailer: Mailer {
         let now = now()
         let id = RandomToken.id()
         let name = "\(Int(now.timeIntervalSince1970 * 1000))-\(id).eml"
-        let message = Self.render(mail, from: sender, date: now, messageID: "<\(id)@meetupd.local>")
+        let message = Self.render(mail, from: sender, date: now, messageId: "<\(id)@meetupd.local>")
         // Write aside, then rename: a reader never sees half a message.
         let partial = directory.appendingPathComponent("." + name + ".partial")
         try Data(message.utf8).write(to: partial)
@@ -36,13 +36,13 @@ public struct MaildropMailer: Mailer {
     /// The message text with CRLF line ends; non-ASCII subjects become RFC 2047 encoded words.
     /// A mail with an HTML part becomes `multipart/alternative` (text first, HTML preferred),
     /// each part in base64 so that no line outgrows SMTP's limit. Every transport sends exactly this text.
-    public static func render(_ mail: Mail, from sender: String, date: Date, messageID: String) -> String {
+    public static func render(_ mail: Mail, from sender: String, date: Date, messageId: String) -> String {
         var headers = [
             "From: \(sender)",
             "To: \(mail.to)",
             "Subject: \(encodedHeaderText(mail.subject))",
             "Date: \(rfc5322Date(date))",
-            "Message-ID: \(messageID)",
+            "Message-ID: \(messageId)",
             "MIME-Version: 1.0",
         ]
         guard let html = mail.html else {

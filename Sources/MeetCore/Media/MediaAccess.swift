@@ -8,7 +8,7 @@ public enum MediaAccess {
     /// meeting's organizer, members and invitees), a chat attachment the members of its room (the two
     /// of a direct conversation).
     public static func readable(_ id: String, by viewer: String, in db: Database) throws -> MediaItem? {
-        guard RandomToken.isWellFormedID(id), let item = try MediaItem.fetchOne(db, key: id) else { return nil }
+        guard RandomToken.isWellFormedId(id), let item = try MediaItem.fetchOne(db, key: id) else { return nil }
         if item.uploaderId == viewer { return item }
         let profilePhoto = try Bool.fetchOne(db, SQLRequest<Bool>(literal: """
             SELECT EXISTS (SELECT 1 FROM profile JOIN user ON user.id = profile.userId
@@ -44,7 +44,7 @@ public enum MediaAccess {
     /// Refuses a new `photoId` that `userId` did not upload with 422 `media.notOwned` on the
     /// field; a value left as it was (`current`) is not checked again.
     static func checkPhoto(_ photoId: String?, replacing current: String?, by userId: String, in db: Database) throws {
-        guard let photoId, photoId != current, RandomToken.isWellFormedID(photoId) else { return }
+        guard let photoId, photoId != current, RandomToken.isWellFormedId(photoId) else { return }
         guard try isUploaded(photoId, by: userId, in: db) else { throw MeetError.invalidField("photoId", "media.notOwned") }
     }
 

@@ -66,7 +66,7 @@ struct MeetingForm {
 
     /// A photo is referred to by its media id, never by anything else (a path, a URL).
     private mutating func setPhoto(_ photoId: String?, on meeting: inout MeetingRecord) {
-        if let photoId, !RandomToken.isWellFormedID(photoId) { problem("photoId", "field.invalid") }
+        if let photoId, !RandomToken.isWellFormedId(photoId) { problem("photoId", "field.invalid") }
         meeting.photoId = photoId
     }
 

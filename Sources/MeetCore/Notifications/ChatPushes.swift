@@ -74,7 +74,7 @@ public enum ChatPushes {
     /// `notification` with the text of what its user has not read in the room yet, or nil
     /// when they have read it all (or it was deleted): then there is nothing to push.
     static func compose(_ notification: InboxNotification, in db: Database) throws -> InboxNotification? {
-        let roomId = isDirect(notification.subjectId) ? notification.subjectId : ChatRoomID.meeting(notification.subjectId)
+        let roomId = isDirect(notification.subjectId) ? notification.subjectId : ChatRoomId.meeting(notification.subjectId)
         let unread: SQL = """
             FROM chatMessage WHERE roomId = \(roomId) AND type = 'message' AND deletedAt IS NULL
               AND senderId IS NOT \(notification.userId)

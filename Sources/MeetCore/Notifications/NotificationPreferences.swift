@@ -111,7 +111,7 @@ public struct NotificationPreferences: Sendable {
     public func setMuted(_ muted: Bool, conversationWith peerId: String, for userId: String) async throws {
         try await database.writer.write { [now] db in
             try DirectConversation.requireFriends(userId, peerId, in: db)
-            try Self.setMuted(muted, thread: ChatRoomID.direct(userId, peerId), for: userId, at: now(), db)
+            try Self.setMuted(muted, thread: ChatRoomId.direct(userId, peerId), for: userId, at: now(), db)
         }
     }
 

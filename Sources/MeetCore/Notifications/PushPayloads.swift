@@ -35,7 +35,7 @@ public struct PushPayloads: Sendable {
                 "apns-expiration": String(expiry), "apns-collapse-id": notification.collapseKey,
             ]
             body = try Self.encoder.encode(APNsBody(
-                aps: .init(alert: text, badge: delivery.badge, threadID: notification.thread),
+                aps: .init(alert: text, badge: delivery.badge, threadId: notification.thread),
                 notificationId: notification.id, kind: notification.kind, subjectId: notification.subjectId,
                 deeplink: notification.deeplink))
         case .fcm:
@@ -74,11 +74,11 @@ struct APNsBody: Encodable {
         var alert: Alert
         var badge: Int
         var sound = "default"
-        var threadID: String
+        var threadId: String
 
         enum CodingKeys: String, CodingKey {
             case alert, badge, sound
-            case threadID = "thread-id"
+            case threadId = "thread-id"
         }
     }
 

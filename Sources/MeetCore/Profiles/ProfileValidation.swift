@@ -39,7 +39,7 @@ extension Profile {
             problems.append(problem)
         }
         self.photoId = photoId
-        if let photoId, !RandomToken.isWellFormedID(photoId) {
+        if let photoId, !RandomToken.isWellFormedId(photoId) {
             problems.append(.init(field: "photoId", code: "field.invalid"))
         }
         self.activityIds = Self.unique(activityIds)

@@ -41,7 +41,7 @@ public struct ConfigCondition: Sendable {
         if let countries, !(client.country.map(countries.contains) ?? false) { return false }
         if let rollout {
             // Anonymous clients get the default: a slice needs someone to be stable for.
-            guard let user = client.userID else { return false }
+            guard let user = client.userId else { return false }
             let bucket = Self.bucket(of: user, in: rollout.experiment)
             return rollout.from <= bucket && bucket < rollout.to
         }
@@ -50,8 +50,8 @@ public struct ConfigCondition: Sendable {
 
     /// Where a user falls in an experiment, in `0 ..< 100` by steps of 0.01: a hash of the
     /// experiment and the user id, so it stays put across calls and differs per experiment.
-    static func bucket(of userID: String, in experiment: String) -> Double {
-        let digest = SHA256.hash(data: Data((experiment + ":" + userID).utf8))
+    static func bucket(of userId: String, in experiment: String) -> Double {
+        let digest = SHA256.hash(data: Data((experiment + ":" + userId).utf8))
         let prefix = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         return Double(prefix % 10_000) / 100
     }
@@ -68,13 +68,13 @@ public struct ConfigClient: Sendable {
     /// A language tag as the client sent it (`uk-UA`), or `nil`.
     public var locale: String?
     /// Signed-in user, for rollouts; `nil` for anonymous clients.
-    public var userID: String?
+    public var userId: String?
 
-    public init(platform: Platform?, appVersion: AppVersion?, locale: String?, userID: String?) {
+    public init(platform: Platform?, appVersion: AppVersion?, locale: String?, userId: String?) {
         self.platform = platform
         self.appVersion = appVersion
         self.locale = locale
-        self.userID = userID
+        self.userId = userId
     }
 
     var country: String? {

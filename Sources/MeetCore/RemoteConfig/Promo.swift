@@ -5,10 +5,10 @@ public struct Promo: Sendable, Equatable {
     public var id: String
     public var title: String
     public var text: String
-    public var imageMediaID: String?
+    public var imageMediaId: String?
     /// Where its button leads: a `meetup://` link or an https URL.
     public var deeplink: String?
-    public var meetingID: String?
+    public var meetingId: String?
     public var startsAt: Date
     public var endsAt: Date
     /// Who sees it (a configuration rule's condition), `nil` for everyone.
@@ -41,8 +41,8 @@ public struct PromoDraft: Decodable, Sendable {
         }
         if !(1...80).contains(title.trimmingCharacters(in: .whitespaces).unicodeScalars.count) { problem("title", "field.tooLong") }
         if !(1...500).contains(text.unicodeScalars.count) { problem("text", "field.tooLong") }
-        if !(imageMediaId.map(RandomToken.isWellFormedID) ?? true) { problem("imageMediaId", "field.invalid") }
-        if !(meetingId.map(RandomToken.isWellFormedID) ?? true) { problem("meetingId", "field.invalid") }
+        if !(imageMediaId.map(RandomToken.isWellFormedId) ?? true) { problem("imageMediaId", "field.invalid") }
+        if !(meetingId.map(RandomToken.isWellFormedId) ?? true) { problem("meetingId", "field.invalid") }
         if !(deeplink.map(Self.isLink) ?? true) { problem("deeplink", "field.invalid") }
         let start = RFC3339.date(from: startsAt), end = RFC3339.date(from: endsAt)
         if start == nil { problem("startsAt", "field.invalidTime") }

@@ -52,7 +52,7 @@ public struct PromoService: Sendable {
     /// running one of highest priority (then newest) whose audience holds and that they have
     /// not dismissed.
     public func current(for client: ConfigClient) async throws -> Promo? {
-        guard let user = client.userID else { return nil }
+        guard let user = client.userId else { return nil }
         let time = now()
         return try await database.writer.write { db in
             let running = try Self.promos(db, where: """
@@ -99,8 +99,8 @@ public struct PromoService: Sendable {
             """)
         return try request.fetchAll(db).map { row in
             Promo(
-                id: row["id"], title: row["title"], text: row["text"], imageMediaID: row["imageMediaId"],
-                deeplink: row["deeplink"], meetingID: row["meetingId"],
+                id: row["id"], title: row["title"], text: row["text"], imageMediaId: row["imageMediaId"],
+                deeplink: row["deeplink"], meetingId: row["meetingId"],
                 startsAt: Date(timeIntervalSince1970: row["startsAt"]), endsAt: Date(timeIntervalSince1970: row["endsAt"]),
                 audience: (row["audience"] as String?).flatMap { try? JSONDecoder().decode(ConfigValue.self, from: Data($0.utf8)) },
                 priority: row["priority"], impressions: row["impressions"], dismissals: row["dismissals"])

@@ -48,7 +48,7 @@ public final class RemoteConfigService: Sendable {
         if let cached = live.withLock({ $0 }) { return cached }
         let active = try await database.reader.read { db in try Self.activeRow(db) }
         // A document that no longer passes (a stricter server) serves nothing rather than junk.
-        let loaded = (active?.versionID, active.flatMap { try? ConfigDocument($0.document) })
+        let loaded = (active?.versionId, active.flatMap { try? ConfigDocument($0.document) })
         live.withLock { $0 = loaded }
         return loaded
     }
@@ -76,7 +76,7 @@ public final class RemoteConfigService: Sendable {
     /// Every version, newest first.
     public func versions() async throws -> [ConfigVersion] {
         try await database.reader.read { db in
-            let active = try Self.activeRow(db)?.versionID
+            let active = try Self.activeRow(db)?.versionId
             return try Row.fetchAll(db, sql: "SELECT * FROM configVersion ORDER BY id DESC").map { try Self.version($0, active: active) }
         }
     }
@@ -85,7 +85,7 @@ public final class RemoteConfigService: Sendable {
     /// - Throws: `config.versionNotFound` (404), also when nothing is active.
     public func version(_ id: Int64?) async throws -> ConfigVersion {
         try await database.reader.read { db in
-            let active = try Self.activeRow(db)?.versionID
+            let active = try Self.activeRow(db)?.versionId
             guard let wanted = id ?? active,
                   let row = try Row.fetchOne(db, sql: "SELECT * FROM configVersion WHERE id = ?", arguments: [wanted])
             else { throw Self.versionNotFound }
@@ -118,11 +118,11 @@ public final class RemoteConfigService: Sendable {
             guard let active = try Self.activeRow(db) else { throw MeetError("config.nothingToRollBack", status: 409) }
             try db.execute(
                 sql: "UPDATE configActivation SET rolledBackBy = ?, rolledBackAt = ? WHERE id = ?",
-                arguments: [actor, time.timeIntervalSince1970, active.activationID])
-            try ChangeLog.record(.remoteConfig, subject: String(active.versionID), detail: "rolled back", in: db, at: time)
+                arguments: [actor, time.timeIntervalSince1970, active.activationId])
+            try ChangeLog.record(.remoteConfig, subject: String(active.versionId), detail: "rolled back", in: db, at: time)
             try AuditLog.record(
-                "config.rollback", targetType: "configVersion", targetId: String(active.versionID), by: actor, in: db, at: time)
-            return try Self.activeRow(db)?.versionID
+                "config.rollback", targetType: "configVersion", targetId: String(active.versionId), by: actor, in: db, at: time)
+            return try Self.activeRow(db)?.versionId
         }
         guard let restored else { return nil }
         return try await version(restored)
@@ -135,7 +135,7 @@ public final class RemoteConfigService: Sendable {
 
     // MARK: - Rows
 
-    private static func activeRow(_ db: Database) throws -> (activationID: Int64, versionID: Int64, document: ConfigValue)? {
+    private static func activeRow(_ db: Database) throws -> (activationId: Int64, versionId: Int64, document: ConfigValue)? {
         guard let row = try Row.fetchOne(db, sql: """
             SELECT a.id AS activationId, v.id AS versionId, v.document FROM configActivation a
             JOIN configVersion v ON v.id = a.versionId

@@ -20,7 +20,7 @@ public enum RandomToken {
     /// Whether `text` could be an id a client was handed (1 to 64 base64url characters):
     /// what a reference to a stored row (a photo) must look like before it is looked up,
     /// so that nothing else (a path, markup) is ever stored in its place.
-    public static func isWellFormedID(_ text: String) -> Bool {
+    public static func isWellFormedId(_ text: String) -> Bool {
         (1...64).contains(text.utf8.count)
             && text.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
     }

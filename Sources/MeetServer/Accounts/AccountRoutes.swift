@@ -25,7 +25,7 @@ func addAccountRoutes(to api: RouterGroup<AppRequestContext>, accounts: AccountS
         // An optional body `{deviceId}` names the phone signing out: it stops getting pushes.
         if request.headers[.contentType] != nil,
            let deviceId = try await request.decode(as: LogoutRequest.self, context: context).deviceId {
-            try await devices.unregister(deviceId, of: authentication.userID)
+            try await devices.unregister(deviceId, of: authentication.userId)
         }
         try await accounts.logout(authentication)
         return HTTPResponse.Status.noContent

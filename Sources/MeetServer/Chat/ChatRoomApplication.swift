@@ -23,7 +23,7 @@ struct ChatRoomApplication: StompApplication {
     var direct: DirectApplication { DirectApplication(chat: chat, linkBase: linkBase, typing: typing) }
 
     func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
-        let user = message.principal.userID
+        let user = message.principal.userId
         let body = Data(message.body.readableBytesView)
         if message.destination == "/presence" {
             return eventLoop.submit { [presence] in
@@ -87,7 +87,7 @@ struct ChatRoomApplication: StompApplication {
     /// (``DirectApplication``).
     func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
         if destination == DirectApplication.queue { return try direct.catchUp(headers: headers, principal: principal) }
-        if destination == PresenceTracker.topic { return presence.snapshot(for: principal.userID) }
+        if destination == PresenceTracker.topic { return presence.snapshot(for: principal.userId) }
         if let positions = onTheWay.catchUp(destination: destination) { return positions }
         guard let text = headers["since-seq"], let room = MeetingTopic(destination: destination), room.room == .chat else {
             return nil

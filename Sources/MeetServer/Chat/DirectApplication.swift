@@ -37,7 +37,7 @@ struct DirectApplication: Sendable {
             throw StompRefusal(code: "request.invalidFields", message: "since-seq: field.invalid")
         }
         return StompCatchUp(positionHeader: "inbox-seq", after: since) { [chat, linkBase] after in
-            try await chat.directInbox(of: principal.userID, after: after, limit: ChatRoomApplication.catchUpPage).map { entry in
+            try await chat.directInbox(of: principal.userId, after: after, limit: ChatRoomApplication.catchUpPage).map { entry in
                 StompCatchUp.Message(
                     headers: Self.headers(of: entry.message, position: entry.position),
                     body: try ChatMessageBody(entry.message, linkBase: linkBase).json(), position: entry.position)

@@ -20,11 +20,11 @@ public struct AppRequestContext: RequestContext {
     }
 
     /// The id of the signed-in user, if the request has a valid bearer token.
-    public var userID: String? { authentication?.userID }
+    public var userId: String? { authentication?.userId }
 
     /// The id of the signed-in user, or a 401 problem.
     public func requireUser() throws -> String {
-        try requireAuthentication().userID
+        try requireAuthentication().userId
     }
 
     /// The checked bearer token, or a 401 problem saying whether one was missing or refused.

@@ -10,7 +10,7 @@ func addLinkRoutes(
 ) throws {
     let page = try LinkPage(localizer: localizer)
     router.get(".well-known/apple-app-site-association") { _, _ in
-        guard !identity.iosAppIDs.isEmpty else { throw MeetError("appLink.notConfigured", status: 404) }
+        guard !identity.iosAppIds.isEmpty else { throw MeetError("appLink.notConfigured", status: 404) }
         return JSONDocument(WellKnown.appleAppSiteAssociation(identity))
     }
     router.get(".well-known/assetlinks.json") { _, _ in
@@ -61,7 +61,7 @@ enum WellKnown {
         return .object([
             "applinks": .object([
                 "details": .array([.object([
-                    "appIDs": .array(identity.iosAppIDs.map(ConfigValue.string)),
+                    "appIDs": .array(identity.iosAppIds.map(ConfigValue.string)),
                     "components": .array(components),
                 ])])
             ])

@@ -18,7 +18,7 @@ struct SMTPMailer: Mailer {
 
     func send(_ mail: Mail) async throws {
         guard EmailAddress.isValid(mail.to) else { throw SMTPError.refused("not one plain address: \(mail.to)") }
-        let text = MaildropMailer.render(mail, from: sender, date: now(), messageID: "<\(RandomToken.id())@meetupd.local>")
+        let text = MaildropMailer.render(mail, from: sender, date: now(), messageId: "<\(RandomToken.id())@meetupd.local>")
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await converse(to: mail.to, text: text) }
             group.addTask {

@@ -73,8 +73,8 @@ final class PresenceTracker: Sendable {
         self.broker.withLock { $0 = broker }
         broker.onSessionChange { [weak self] change in
             switch change {
-            case .connected(let principal, let session): self?.connected(principal.userID, session: session)
-            case .disconnected(let principal, let session): self?.disconnected(principal.userID, session: session)
+            case .connected(let principal, let session): self?.connected(principal.userId, session: session)
+            case .disconnected(let principal, let session): self?.disconnected(principal.userId, session: session)
             }
         }
     }

@@ -162,7 +162,7 @@ final class ChatRelay: Sendable {
     private func interestChanged(_ interest: StompInterest) {
         switch interest {
         case .began(let destination):
-            if let userId = destination.userID {
+            if let userId = destination.userId {
                 if destination.destination == DirectApplication.queue { link.follow(Self.directTopic(userId)) }
                 return
             }
@@ -175,7 +175,7 @@ final class ChatRelay: Sendable {
                 logger.error("room not relayed: its last seq is unreadable", metadata: ["meeting": "\(topic.meetingId)", "error": "\(error)"])
             }
         case .ended(let destination):
-            if let userId = destination.userID {
+            if let userId = destination.userId {
                 if destination.destination == DirectApplication.queue { link.unfollow(Self.directTopic(userId)) }
                 return
             }

@@ -9,7 +9,7 @@ func addRemoteConfigRoutes(
 ) throws {
     let schema = try bundledResource("config-schema", withExtension: "json")
     api.get("config") { request, context in
-        let client = try ConfigClient(request, userID: context.userID)
+        let client = try ConfigClient(request, userId: context.userId)
         let (json, etag) = try await config.configuration(for: client)
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=60"]
         if request.headers[.ifNoneMatch].map({ EntityTags($0).matches(etag) }) ?? false {
@@ -24,7 +24,7 @@ func addRemoteConfigRoutes(
             body: .init(byteBuffer: ByteBuffer(bytes: schema)))
     }
     api.get("promo") { request, context in
-        let client = try ConfigClient(request, userID: try context.requireUser())
+        let client = try ConfigClient(request, userId: try context.requireUser())
         guard let promo = try await promos.current(for: client) else { return Response(status: .noContent) }
         return try PromoBody(promo, links: links).response(from: request, context: context)
     }
@@ -37,7 +37,7 @@ func addRemoteConfigRoutes(
 extension ConfigClient {
     /// The client as its query describes it (`platform`, `appVersion`, `locale`, each
     /// optional); a value that cannot be read answers 422 naming it.
-    init(_ request: Request, userID: String?) throws {
+    init(_ request: Request, userId: String?) throws {
         var query = QueryParameters(request)
         let platform = query.value("platform", ConfigClient.Platform.init(rawValue:))
         let version = query.value("appVersion") { AppVersion($0) }
@@ -45,7 +45,7 @@ extension ConfigClient {
             tag.count <= 35 && tag.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } ? tag.replacingOccurrences(of: "_", with: "-") : nil
         }
         try query.check()
-        self.init(platform: platform, appVersion: version, locale: locale, userID: userID)
+        self.init(platform: platform, appVersion: version, locale: locale, userId: userId)
     }
 }
 
@@ -80,10 +80,10 @@ struct PromoBody: ResponseEncodable {
         id = promo.id
         title = promo.title
         text = promo.text
-        imageMediaId = promo.imageMediaID
-        meetingId = promo.meetingID
+        imageMediaId = promo.imageMediaId
+        meetingId = promo.meetingId
         // A promo about a meeting opens it unless told otherwise.
-        deeplink = promo.deeplink ?? promo.meetingID.map { links.meeting($0).app }
+        deeplink = promo.deeplink ?? promo.meetingId.map { links.meeting($0).app }
         startsAt = promo.startsAt
         endsAt = promo.endsAt
     }

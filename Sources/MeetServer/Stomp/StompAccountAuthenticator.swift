@@ -15,7 +15,7 @@ struct StompAccountAuthenticator: StompAuthenticator {
             guard let authentication = try await accounts.authenticate(bearer: token) else {
                 throw Self.refusal("invalid or expired token")
             }
-            return StompPrincipal(userID: authentication.userID, credential: token)
+            return StompPrincipal(userId: authentication.userId, credential: token)
         }
     }
 

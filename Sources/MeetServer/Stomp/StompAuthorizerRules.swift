@@ -31,7 +31,7 @@ struct StompAuthorizerRules: StompAuthorizer {
         // Database reads: done by GRDB's reader threads, never on the event loop.
         return eventLoop.makeFutureWithTask { [accounts, database] in
             try await Self.requireSignedIn(principal, with: accounts)
-            if let meetingId { try await Self.requireMember(principal.userID, of: meetingId, in: database) }
+            if let meetingId { try await Self.requireMember(principal.userId, of: meetingId, in: database) }
         }
     }
 
@@ -44,7 +44,7 @@ struct StompAuthorizerRules: StompAuthorizer {
                  on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {
         guard let meetingId = MeetingTopic(destination: destination)?.meetingId else { return nil }
         return eventLoop.makeFutureWithTask { [database] in
-            try await Self.requireMember(principal.userID, of: meetingId, in: database)
+            try await Self.requireMember(principal.userId, of: meetingId, in: database)
         }
     }
 
@@ -59,7 +59,7 @@ struct StompAuthorizerRules: StompAuthorizer {
     private static func requireSignedIn(_ principal: StompPrincipal, with accounts: AccountService) async throws {
         guard let token = principal.credential,
               let authentication = try await accounts.authenticate(bearer: token),
-              authentication.userID == principal.userID else { throw sessionEnded }
+              authentication.userId == principal.userId else { throw sessionEnded }
     }
 
     /// Ends the session: nothing it asks for can be granted any more.
@@ -73,10 +73,10 @@ struct StompAuthorizerRules: StompAuthorizer {
 
     /// Refuses anyone but the organizer and members. A meeting the user may not know about
     /// (private, or its organizer blocked) is refused exactly like one that does not exist.
-    private static func requireMember(_ userID: String, of meetingId: String, in database: AppDatabase) async throws {
+    private static func requireMember(_ userId: String, of meetingId: String, in database: AppDatabase) async throws {
         let role: MeetingRole
         do {
-            role = try await MeetingAccess.role(of: userID, inMeeting: meetingId, in: database)
+            role = try await MeetingAccess.role(of: userId, inMeeting: meetingId, in: database)
         } catch let error as MeetError where error.code == MeetingRefusal.notFound.code {
             throw MeetingRefusal.notFound
         }

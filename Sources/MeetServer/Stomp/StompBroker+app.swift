@@ -26,8 +26,8 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
         logger: stompLogger)
     services.accounts.liveSessions.onEnd { [weak broker] ending in
         // Signed out everywhere (a ban, a password reset): off the map at once, not after the grace.
-        if ending.tokenHash == nil { onTheWay.stopAll(of: ending.userID) }
-        broker?.endSessions(ofUser: ending.userID, where: { principal in
+        if ending.tokenHash == nil { onTheWay.stopAll(of: ending.userId) }
+        broker?.endSessions(ofUser: ending.userId, where: { principal in
             ending.tokenHash == nil || principal.credential.map(RandomToken.hash) == ending.tokenHash
         }, refusal: StompAuthorizerRules.sessionEnded(because: ending.reason))
     }

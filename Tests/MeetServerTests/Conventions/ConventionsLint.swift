@@ -159,6 +159,21 @@ struct ConventionsLint {
         return keys
     }
 
+    // MARK: Names
+
+    /// Names other code chose, which keep their spelling: GRDB's and Apple's.
+    static let foreignIdNames: Set<String> = ["rowID", "lastInsertedRowID", "appIDs"]
+
+    /// Identifiers spelled `…ID` where ours say `…Id`, like the JSON keys (`userId`, `ChatRoomId`).
+    static func uppercaseIds(in text: String, file: String) -> [String] {
+        matches(#"\b([A-Za-z]*[a-z]IDs?)\b"#, in: text).compactMap { match in
+            let name = match.captures[0]
+            guard !foreignIdNames.contains(name) else { return nil }
+            let fixed = name.replacingOccurrences(of: "ID", with: "Id", options: [.anchored, .backwards])
+            return "\(file):\(match.line): `\(name)`: write `\(fixed)` (docs/conventions.md, Names in code)"
+        }
+    }
+
     // MARK: Matching
 
     struct Match {

@@ -19,6 +19,11 @@ struct ConventionsLintTests {
         #expect(findings == [], "\(findings.joined(separator: "\n"))")
     }
 
+    @Test func identifiersSpellIdLikeTheJSON() throws {
+        let findings = try lint.swiftSources().flatMap { ConventionsLint.uppercaseIds(in: $0.text, file: $0.path) }
+        #expect(findings == [], "\(findings.joined(separator: "\n"))")
+    }
+
     @Test func everyProblemCodeIsWellFormedAndListed() throws {
         let uses = try lint.swiftSources().flatMap { ConventionsLint.codeUses(in: $0.text, file: $0.path) }
         let byCode = Dictionary(grouping: uses, by: \.code)
@@ -54,6 +59,10 @@ struct ConventionsLintTests {
 
     /// The readers catch what they exist for, so that the checks above can fail.
     @Test func readersCatchTheBreakingExamples() {
+        let names = "let userID = row.rowID; let ids: [UUID] = []; struct ChatRoomID {}"
+        let found = ConventionsLint.uppercaseIds(in: names, file: "N.swift")
+        #expect(found.count == 2 && found[0].contains("`userID`: write `userId`") && found[1].contains("`ChatRoomID`: write `ChatRoomId`"))
+
         let routes = #"api.get("meetings/:id/members") { _, _ in }"# + "\n" + #"api.get("friends/{userId}") { _, _ in }"#
         #expect(ConventionsLint.colonParameters(in: routes, file: "R.swift").count == 1)
         #expect(ConventionsLint.colonParameters(inOpenAPI: "paths:\n  /api/v1/meetings/:id:\n").count == 1)
