@@ -47,6 +47,10 @@ public struct ServerConfiguration: Sendable {
     public var mailThrottle = MailThrottle()
     /// The SMTP server mail goes to; nil (the default) writes `.eml` files to the maildrop.
     public var smtp: SMTPSettings?
+    /// Attempts before a notification mail is given up (``MailDispatcher``). Mails back off like
+    /// pushes, doubling from `push.retry.baseDelay` up to an hour apart: 20 attempts span about
+    /// seven hours with the default base, long enough to outlast an SMTP server's bad evening.
+    public var mailMaxAttempts = 20
     /// Upload size and pixel limits, per-user limits, the unused-upload grace period.
     public var mediaLimits = MediaLimits()
     /// How pushes are built, delivered and retried.

@@ -17,6 +17,14 @@ struct CommonOptions: ParsableArguments {
         flag ?? ProcessInfo.processInfo.environment[variable].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// A number from a flag, else from its environment variable.
+    static func number<Number: LosslessStringConvertible>(_ flag: Number?, _ variable: String, as: Number.Type) throws -> Number? {
+        if let flag { return flag }
+        guard let text = setting(nil, variable) else { return nil }
+        guard let value = Number(text) else { throw ValidationError("\(variable) must be a number, not '\(text)'.") }
+        return value
+    }
+
     func resolvedDataDirectory() -> String {
         Self.setting(dataDir, "MEETUPD_DATA_DIR") ?? ServerConfiguration().dataDirectory
     }

@@ -17,11 +17,21 @@ struct MailTransportOptions: ParsableArguments {
     @Flag(help: "Upgrade SMTP connections with STARTTLS, which the server must offer. [env: MEETUPD_SMTP_STARTTLS=1]")
     var smtpStarttls = false
 
-    @Option(help: "Sign in to the SMTP server (AUTH PLAIN) as this user; the password from MEETUPD_SMTP_PASSWORD. [env: MEETUPD_SMTP_USERNAME]")
+    @Option(help: "Sign in to the SMTP server (AUTH PLAIN, or LOGIN) as this user; the password from MEETUPD_SMTP_PASSWORD. [env: MEETUPD_SMTP_USERNAME]")
     var smtpUsername: String?
 
     @Option(help: "PEM certificates to trust besides the system's for STARTTLS. [env: MEETUPD_SMTP_CA_FILE]")
     var smtpCaFile: String?
+
+    @Option(help: "Attempts before a notification mail is given up; retries back off like pushes (--push-retry-base), up to an hour apart. [env: MEETUPD_MAIL_MAX_ATTEMPTS] (default: 20, about seven hours)")
+    var mailMaxAttempts: Int?
+
+    /// How many attempts a notification mail gets, if set.
+    func resolvedMaxAttempts() throws -> Int? {
+        guard let attempts = try CommonOptions.number(mailMaxAttempts, "MEETUPD_MAIL_MAX_ATTEMPTS", as: Int.self) else { return nil }
+        guard (1...100).contains(attempts) else { throw ValidationError("Mail attempts must be between 1 and 100, not \(attempts).") }
+        return attempts
+    }
 
     /// The SMTP settings, or nil for the maildrop.
     func resolved() throws -> SMTPSettings? {

@@ -49,17 +49,17 @@ struct PushOptions: ParsableArguments {
             }
             settings.apnsTopic = topic
         }
-        if let attempts = try Self.number(pushMaxAttempts, "MEETUPD_PUSH_MAX_ATTEMPTS", as: Int.self) {
+        if let attempts = try CommonOptions.number(pushMaxAttempts, "MEETUPD_PUSH_MAX_ATTEMPTS", as: Int.self) {
             guard (1...100).contains(attempts) else { throw ValidationError("Push attempts must be between 1 and 100, not \(attempts).") }
             settings.retry.maximumAttempts = attempts
         }
-        if let base = try Self.number(pushRetryBase, "MEETUPD_PUSH_RETRY_BASE", as: Double.self) {
+        if let base = try CommonOptions.number(pushRetryBase, "MEETUPD_PUSH_RETRY_BASE", as: Double.self) {
             guard base > 0, base <= settings.retry.maximumDelay else {
                 throw ValidationError("The push retry base must be between 0 and 3600 seconds, not \(base).")
             }
             settings.retry.baseDelay = base
         }
-        if let delay = try Self.number(chatPushDelay, "MEETUPD_CHAT_PUSH_DELAY", as: Double.self) {
+        if let delay = try CommonOptions.number(chatPushDelay, "MEETUPD_CHAT_PUSH_DELAY", as: Double.self) {
             guard (0...3600).contains(delay) else { throw ValidationError("The chat push delay must be between 0 and 3600 seconds, not \(delay).") }
             settings.chatDelay = delay
         }
@@ -113,10 +113,4 @@ struct PushOptions: ParsableArguments {
     }
 
     /// A number from its flag, else from its environment variable.
-    private static func number<Number: LosslessStringConvertible>(_ flag: Number?, _ variable: String, as: Number.Type) throws -> Number? {
-        if let flag { return flag }
-        guard let text = CommonOptions.setting(nil, variable) else { return nil }
-        guard let value = Number(text) else { throw ValidationError("\(variable) must be a number, not '\(text)'.") }
-        return value
-    }
 }

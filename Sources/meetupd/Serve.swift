@@ -102,6 +102,7 @@ struct Serve: AsyncParsableCommand {
         configuration.appIdentity = try appLinks.resolved()
         configuration.mailThrottle = try mailLimits.resolved()
         configuration.smtp = try mailTransport.resolved()
+        if let attempts = try mailTransport.resolvedMaxAttempts() { configuration.mailMaxAttempts = attempts }
         configuration.mediaLimits = try media.resolved()
         configuration.locationSharing = try locationSharing.resolved()
         try door.apply(to: &configuration)

@@ -34,12 +34,25 @@ def parts(mail):
     return mail.get_body(("plain",)).get_content(), mail.get_body(("html",)).get_content()
 
 
-def queued_mails(server):
+def query(server, sql):
     db = sqlite3.connect(os.path.join(server.data, "meetupd.sqlite"))
     try:
-        return db.execute("SELECT count(*) FROM mailJob").fetchone()[0]
+        return db.execute(sql).fetchall()
     finally:
         db.close()
+
+
+def queued_mails(server):
+    return query(server, "SELECT count(*) FROM mailJob")[0][0]
+
+
+def mail_jobs(server):
+    """(state, attempts) of every queued mail."""
+    return query(server, "SELECT state, attempts FROM mailJob ORDER BY id")
+
+
+def last_error(server):
+    return query(server, "SELECT lastError FROM mailJob")[0][0]
 
 
 def wait_for_empty_outbox(server):
@@ -54,7 +67,7 @@ def test_invitations_and_cancellations_are_mailed_in_the_recipients_language(mee
     controller, mailbox = smtp_server(auth=False)
     try:
         server = meetupd("--mail-transport", "smtp", "--smtp-host", "127.0.0.1", "--smtp-port", str(controller.port),
-                         "--public-url", PUBLIC, "--push-retry-base", "0.2")
+                         "--public-url", PUBLIC, "--push-retry-base", "0.2", "--mail-max-attempts", "2")
         ann, bob, cat = (signed_up(server, mailbox, *person) for person in (("Ann", "en"), ("Bob", "uk"), ("Cat", "en")))
 
         # Cat wants no invitation mails; the other topic stays on.
@@ -95,5 +108,16 @@ def test_invitations_and_cancellations_are_mailed_in_the_recipients_language(mee
         assert "changes to your meetings" in text
         wait_for_empty_outbox(server)
         assert [m["Subject"] for m in mailbox.wait_for(ann["email"])] == ["Confirm your e-mail address"]
+
+        # Refused as often as --mail-max-attempts allows: the mail stays, dead, with the reason.
+        mailbox.refuse_next = 2
+        create_meeting(server, ann, title="Picnic", inviteeIds=[bob["id"]])
+        deadline = time.monotonic() + WAIT
+        while (dead := mail_jobs(server)) != [("dead", 2)]:
+            assert time.monotonic() < deadline, f"the mail never died: {dead}"
+            time.sleep(0.05)
+        assert mailbox.refused == 3 and "451" in last_error(server)
+        # Bob got his confirmation, the invitation and the cancellation: the Picnic never went.
+        assert len([m for m in mailbox.messages if bob["email"] in m.rcpt_tos]) == 3
     finally:
         controller.stop()

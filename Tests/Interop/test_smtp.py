@@ -77,6 +77,7 @@ def test_bad_smtp_settings_are_refused_before_start():
     binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEETUPD_SMTP")}
     for flags, words in ((["--mail-transport", "smtp"], "--smtp-host"), (["--mail-transport", "pigeon"], "maildrop or smtp"),
-                         (["--mail-transport", "smtp", "--smtp-host", "h", "--smtp-username", "u"], "MEETUPD_SMTP_PASSWORD")):
+                         (["--mail-transport", "smtp", "--smtp-host", "h", "--smtp-username", "u"], "MEETUPD_SMTP_PASSWORD"),
+                         (["--mail-max-attempts", "0"], "between 1 and 100")):
         result = subprocess.run([binary, "serve", "--port", "0", *flags], capture_output=True, text=True, timeout=60, env=env)
         assert result.returncode != 0 and words in result.stderr, result.stderr

@@ -59,7 +59,7 @@ struct MailDispatcher: Service {
 }
 
 /// The dispatcher of notification mails through the services' mail transport; mails back off
-/// like pushes (`--push-retry-base`, `--push-max-attempts`).
+/// like pushes (`--push-retry-base`), for `--mail-max-attempts` attempts.
 func makeMailDispatcher(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) throws -> MailDispatcher {
     var mailLogger = logger
     mailLogger[metadataKey: "subsystem"] = "mail"
@@ -67,7 +67,9 @@ func makeMailDispatcher(_ configuration: ServerConfiguration, services: AppServi
     let mails = try NotificationMails(localizer: services.localizer, links: AppLinks(base: configuration.linkBase)) { id, viewerId in
         try? await meetings.meeting(id, viewer: viewerId)
     }
+    var retry = configuration.push.retry
+    retry.maximumAttempts = configuration.mailMaxAttempts
     return MailDispatcher(
-        queue: MailQueue(database: services.database, retry: configuration.push.retry, now: configuration.now),
+        queue: MailQueue(database: services.database, retry: retry, now: configuration.now),
         database: services.database, mails: mails, mailer: services.mailer, logger: mailLogger, now: configuration.now)
 }
