@@ -4,7 +4,9 @@ import NIOCore
 /// reads the missed messages in pages (e.g. a chat room's messages after `since-seq`), and the
 /// session delivers them in order while it holds the subscription's live messages back, then
 /// delivers the held ones that come after the last page. Live messages carry their position in
-/// a header, so none is delivered twice and none is skipped, however the two race.
+/// a header, so none is delivered twice and none is skipped, however the two race: a message
+/// a page already delivered is dropped whether it is held or published after the subscription
+/// went live (committed before the page was read, published after).
 public struct StompCatchUp: Sendable {
     /// A missed message and its position in the destination's order.
     public struct Message: Sendable {
@@ -72,6 +74,9 @@ extension StompSession {
     private func goLive(_ subscriptionId: String, positionHeader: String, after position: Int64) {
         guard var subscription = subscriptions[subscriptionId], let held = subscription.held else { return }
         subscription.held = nil
+        if !positionHeader.isEmpty {
+            subscription.caughtUpThrough = (positionHeader, position)
+        }
         subscriptions[subscriptionId] = subscription
         for message in held where (message.headers[positionHeader].flatMap { Int64($0) } ?? .max) > position {
             var cache = StompMessageEncodingCache(message: message, allocator: allocator)

@@ -17,6 +17,10 @@ struct Subscription {
     /// Live messages held back while the subscription catches up (``StompCatchUp``); `nil`
     /// once it is live.
     var held: [StompMessage]?
+    /// Where the last catch-up page ended, until a newer live message arrives: a message
+    /// committed before a page was read may be published only after the subscription went
+    /// live, and must not be delivered a second time.
+    var caughtUpThrough: (header: String, position: Int64)?
 
     /// Settles `messageId` (ACK or NACK) and returns how many messages that settled: in `client`
     /// mode every one up to it, in `client-individual` mode it alone; `nil` if it is not pending.
@@ -133,9 +137,10 @@ extension StompSession {
         // sits: a local copy would share its rings, so appending would copy them whole.
         guard case .connected(let version, _) = phase,
               let state = subscriptions[subscriptionId].flatMap({ subscription in
-                  subscription.destination == message.destination ? (subscription.ack, subscription.held?.count) : nil
+                  subscription.destination == message.destination
+                      ? (subscription.ack, subscription.held?.count, subscription.caughtUpThrough) : nil
               }) else { return 0 }
-        let (ack, heldCount) = state
+        let (ack, heldCount, caughtUpThrough) = state
         if !evenWhileCatchingUp, let heldCount {
             guard heldCount < StompCatchUp.maximumHeld else {
                 dropSlowConsumer(.slowConsumer(limit: broker.configuration.maxOutboundBytes))
@@ -143,6 +148,11 @@ extension StompSession {
             }
             subscriptions[subscriptionId]?.held?.append(message)
             return 0
+        }
+        if !evenWhileCatchingUp, let caughtUpThrough, let position = message.headers[caughtUpThrough.header].flatMap({ Int64($0) }) {
+            guard position > caughtUpThrough.position else { return 0 }
+            // Published in order: nothing older can follow this one.
+            subscriptions[subscriptionId]?.caughtUpThrough = nil
         }
         guard admitsMore() else { return 0 }
         if ack != .auto {

@@ -1,0 +1,44 @@
+import NIOCore
+import Testing
+@testable import Stomp
+
+/// A subscription that catches up from pages, then goes live. A message can be committed (so a
+/// page reads it) and published only after the subscription went live: its publication must
+/// not deliver it a second time. Driven step by step, not by timing.
+@Suite(.timeLimit(.minutes(1))) struct StompCatchUpTests {
+    /// `/topic/log` has entries 1 and 2 stored; `since-seq` asks for those after it.
+    struct LogApplication: StompApplication {
+        func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+            eventLoop.makeSucceededVoidFuture()
+        }
+
+        func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
+            guard destination == "/topic/log", let since = headers["since-seq"].flatMap({ Int64($0) }) else { return nil }
+            return StompCatchUp(positionHeader: "seq", after: since) { after in
+                (1...2).filter { $0 > after }.map { seq in
+                    StompCatchUp.Message(headers: ["seq": String(seq)], body: ByteBuffer(string: "entry \(seq)"), position: Int64(seq))
+                }
+            }
+        }
+    }
+
+    @Test func anEntryAPageDeliveredIsNotDeliveredAgainWhenItsPublicationComesLate() async throws {
+        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
+        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
+        let alice = try await StompClient.connect(
+            host: "127.0.0.1", port: server.localAddress!.port!, headers: ["accept-version": "1.2", "host": "localhost", "passcode": "token-alice"],
+            timeout: BrokerFixture.patience)
+        // The RECEIPT comes once the pages are out and the subscription is live.
+        let pages = try await alice.sendAwaitingReceipt(StompFrame(.subscribe, headers: ["id": "log", "destination": "/topic/log", "since-seq": "0"]))
+        #expect(pages.map(\.text) == ["entry 1", "entry 2"])
+        // Entry 2's publication, late, then a new entry 3.
+        broker.publish(to: "/topic/log", headers: ["seq": "2"], body: ByteBuffer(string: "entry 2, published late"))
+        broker.publish(to: "/topic/log", headers: ["seq": "3"], body: ByteBuffer(string: "entry 3"))
+        #expect(try await alice.next()?.text == "entry 3")
+        // Once a newer entry is out, positions are no longer checked.
+        broker.publish(to: "/topic/log", body: ByteBuffer(string: "no seq"))
+        #expect(try await alice.next()?.text == "no seq")
+        await alice.close()
+        try await server.close()
+    }
+}
