@@ -119,5 +119,9 @@ def test_invitations_and_cancellations_are_mailed_in_the_recipients_language(mee
         assert mailbox.refused == 3 and "451" in last_error(server)
         # Bob got his confirmation, the invitation and the cancellation: the Picnic never went.
         assert len([m for m in mailbox.messages if bob["email"] in m.rcpt_tos]) == 3
+        # Three sent (the invitation, two cancellations), three failed (one retried, two for the Picnic).
+        metrics = server.request("GET", "/metrics")[2]
+        assert 'notification_mails_total{outcome="sent"} 3' in metrics
+        assert 'notification_mails_total{outcome="failed"} 3' in metrics
     finally:
         controller.stop()

@@ -17,6 +17,7 @@ struct MailDispatcher: Service {
     let database: AppDatabase
     let mails: NotificationMails
     let mailer: any Mailer
+    let metrics: MailOutcomeMetrics
     let logger: Logger
     let now: @Sendable () -> Date
 
@@ -47,6 +48,7 @@ struct MailDispatcher: Service {
                     } catch {
                         outcome = .retry(reason: "\(error)")
                     }
+                    metrics.count(outcome)
                     if outcome != .sent {
                         logger.warning("mail not sent", metadata: ["job": "\(delivery.jobId)", "attempt": "\(delivery.attempts)", "outcome": "\(outcome)"])
                     }
@@ -71,5 +73,6 @@ func makeMailDispatcher(_ configuration: ServerConfiguration, services: AppServi
     retry.maximumAttempts = configuration.mailMaxAttempts
     return MailDispatcher(
         queue: MailQueue(database: services.database, retry: retry, now: configuration.now),
-        database: services.database, mails: mails, mailer: services.mailer, logger: mailLogger, now: configuration.now)
+        database: services.database, mails: mails, mailer: services.mailer,
+        metrics: MailOutcomeMetrics(registry: configuration.metricsRegistry), logger: mailLogger, now: configuration.now)
 }
