@@ -1,5 +1,5 @@
-"""Invitations and cancelled meetings are mailed, through the `smtp` transport to a real SMTP
-server the test starts (aiosmtpd): multipart/alternative with a plain-text and an HTML part in
+"""Invitations, meetings that move and cancelled meetings are mailed, through the `smtp`
+transport to a real SMTP server the test starts (aiosmtpd): multipart/alternative with a plain-text and an HTML part in
 the recipient's language, the meeting's https link, the per-user e-mail setting honoured, and a
 temporary SMTP refusal retried rather than losing the mail."""
 import os
@@ -8,7 +8,7 @@ import sqlite3
 import time
 import uuid
 
-from meetings_support import create_meeting
+from meetings_support import create_meeting, iso
 from smtp_support import WAIT, smtp_server
 
 PUBLIC = "https://meetup.example.org"
@@ -94,11 +94,21 @@ def test_invitations_and_cancellations_are_mailed_in_the_recipients_language(mee
             invitations = server.request("GET", "/api/v1/me/invitations", token=invitee["token"])[2]["items"]
             assert server.request("POST", f"/api/v1/invitations/{invitations[0]['id']}/accept", token=invitee["token"])[0] == 200
 
+        # A new description is not worth a mail; a new time is, to both members.
+        meeting_path = f"/api/v1/meetings/{meeting['id']}"
+        assert server.request("PATCH", meeting_path, {"description": "Bring water"}, token=ann["token"])[0] == 200
+        assert server.request("PATCH", meeting_path, {"startsAt": iso(48)}, token=ann["token"])[0] == 200
+        moved = mailbox.wait_for(bob["email"], 3)[2]
+        assert moved["Subject"] == "Зміни: Hiking <Carpathians>" and "Коли: " in parts(moved)[0]
+        assert mailbox.wait_for(cat["email"], 2)[1]["Subject"] == "Changed: Hiking <Carpathians>"
+        wait_for_empty_outbox(server)
+        assert [len([m for m in mailbox.messages if u["email"] in m.rcpt_tos]) for u in (bob, cat)] == [3, 2]
+
         # The first attempt meets a temporary refusal; the mail goes again and nothing is lost.
         mailbox.refuse_next = 1
         assert server.request("DELETE", f"/api/v1/meetings/{meeting['id']}", token=ann["token"])[0] in (200, 204)
-        cancelled_uk = mailbox.wait_for(bob["email"], 3)[2]
-        cancelled_en = mailbox.wait_for(cat["email"], 2)[1]
+        cancelled_uk = mailbox.wait_for(bob["email"], 4)[3]
+        cancelled_en = mailbox.wait_for(cat["email"], 3)[2]
         assert mailbox.refused == 1
         assert cancelled_uk["Subject"] == "Скасовано: Hiking <Carpathians>"
         assert cancelled_en["Subject"] == "Cancelled: Hiking <Carpathians>"
@@ -117,11 +127,11 @@ def test_invitations_and_cancellations_are_mailed_in_the_recipients_language(mee
             assert time.monotonic() < deadline, f"the mail never died: {dead}"
             time.sleep(0.05)
         assert mailbox.refused == 3 and "451" in last_error(server)
-        # Bob got his confirmation, the invitation and the cancellation: the Picnic never went.
-        assert len([m for m in mailbox.messages if bob["email"] in m.rcpt_tos]) == 3
-        # Three sent (the invitation, two cancellations), three failed (one retried, two for the Picnic).
+        # Bob got his confirmation, the invitation, the move and the cancellation: the Picnic never went.
+        assert len([m for m in mailbox.messages if bob["email"] in m.rcpt_tos]) == 4
+        # Sent: the invitation, two moves, two cancellations; failed: one retried, two for the Picnic.
         metrics = server.request("GET", "/metrics")[2]
-        assert 'notification_mails_total{outcome="sent"} 3' in metrics
+        assert 'notification_mails_total{outcome="sent"} 5' in metrics
         assert 'notification_mails_total{outcome="failed"} 3' in metrics
     finally:
         controller.stop()

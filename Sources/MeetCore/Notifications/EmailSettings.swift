@@ -4,7 +4,7 @@ import GRDB
 public struct EmailSettings: Codable, Sendable, Equatable {
     /// Someone invites them to a meeting.
     public var invitations: Bool
-    /// A meeting they belong to changes for good: it is cancelled.
+    /// A meeting they belong to moves (its time or place changes) or is cancelled.
     public var meetingChanges: Bool
 
     public init(invitations: Bool = true, meetingChanges: Bool = true) {
@@ -21,7 +21,7 @@ public struct EmailSettings: Codable, Sendable, Equatable {
         init?(kind: String) {
             switch kind {
             case DomainEvent.Kind.invitationSent.rawValue: self = .invitations
-            case DomainEvent.Kind.meetingCancelled.rawValue: self = .meetingChanges
+            case DomainEvent.Kind.meetingCancelled.rawValue, DomainEvent.Kind.meetingEdited.rawValue: self = .meetingChanges
             default: return nil
             }
         }

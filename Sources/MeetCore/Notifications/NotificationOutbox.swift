@@ -15,10 +15,11 @@ enum NotificationOutbox {
                 .deleteAll(db)
             return
         }
+        let mailed = try isMailed(event)
         for var notification in try notifications(for: event, at: time, db) {
             try notification.insert(db)
             try enqueuePushes(of: notification, at: time.timeIntervalSince1970, db)
-            try MailOutbox.enqueue(notification, at: time.timeIntervalSince1970, db)
+            if mailed { try MailOutbox.enqueue(notification, at: time.timeIntervalSince1970, db) }
         }
     }
 
@@ -30,6 +31,17 @@ enum NotificationOutbox {
             INSERT INTO pushJob (notificationId, deviceId, state, attempts, dueAt, updatedAt)
             SELECT ?, id, 'pending', 0, ?, ? FROM device WHERE userId = ? AND disabledAt IS NULL
             """, arguments: [notification.id, max(dueAt, notBefore ?? dueAt), now, notification.userId])
+    }
+
+    /// Fields whose change moves a meeting: an edit of one of them is worth a mail.
+    static let movingFields: Set<String> = ["startsAt", "endsAt", "place", "online"]
+
+    /// Whether the event's notifications may be mailed (``MailOutbox`` decides by kind and
+    /// setting): an edit only when it moves the meeting, not for a new title or description.
+    private static func isMailed(_ event: DomainEvent) throws -> Bool {
+        guard event.kind == .meetingEdited else { return true }
+        let payload = try decoder.decode(MeetingEventPayload.self, from: event.payload)
+        return !movingFields.isDisjoint(with: payload.changedFields ?? [])
     }
 
     /// Events that tell someone something; the rest (a meeting created, a member removed
