@@ -4,7 +4,9 @@ import GRDB
 /// Someone no longer belongs to a meeting's room (left, removed, or separated by a block):
 /// the server ends their live subscriptions to it.
 public struct ChatDeparture: Sendable, Equatable {
+    /// The meeting whose room they left.
     public var meetingId: String
+    /// Who no longer belongs to it.
     public var userId: String
 }
 

@@ -9,6 +9,7 @@ public struct ChatMessage: Sendable, Equatable {
         case message, edited, deleted, system
     }
 
+    /// Opaque id, also what reports of a message name.
     public var id: String
     /// The room: `meeting:{meetingId}` or `direct:{userA}:{userB}`.
     public var roomId: String
@@ -18,14 +19,23 @@ public struct ChatMessage: Sendable, Equatable {
     public var recipientId: String?
     /// Grows by one per room, with no gaps.
     public var seq: Int64
+    /// A message, an edit, a deletion or a system message.
     public var type: Kind
+    /// Who sent it; nil for system messages and for senders whose account is gone.
     public var senderId: String?
+    /// The sender's display name at reading time, for showing without another query.
     public var senderName: String?
+    /// The sender's profile photo id, if any.
     public var senderPhotoId: String?
+    /// The text as stored (trimmed); nil for system messages and deleted ones.
     public var text: String?
+    /// Ids of the uploaded photos it carries, in order.
     public var attachments: [String]
+    /// The seq of the message this one answers, in the same room.
     public var replyToSeq: Int64?
+    /// When the server stored it.
     public var sentAt: Date
+    /// The sender's own id for it, so a resend is recognised and not stored twice.
     public var clientMessageId: String?
     /// For `edited` and `deleted` events: the seq of the message they change.
     public var refersToSeq: Int64?
@@ -43,9 +53,12 @@ public struct ChatMessage: Sendable, Equatable {
 /// What a system message says, as a kind and named arguments that clients localize
 /// (`{"kind": "memberJoined", "arguments": {"userId": "u7", "displayName": "Olena"}}`).
 public struct ChatSystemNote: Codable, Sendable, Equatable {
+    /// What happened, such as `memberJoined`; clients pick their wording by it.
     public var kind: String
+    /// Named values the wording needs (`userId`, `displayName`, ...).
     public var arguments: [String: String]
 
+    /// Makes a note of `kind` with its `arguments`.
     public init(kind: String, arguments: [String: String]) {
         self.kind = kind
         self.arguments = arguments

@@ -9,10 +9,13 @@ extension DomainEvent.Kind {
 
 /// The payload of `chatMessage.redacted`: the room and the seq of the `deleted` event.
 public struct ChatRedactionPayload: Codable, Sendable, Equatable {
+    /// The meeting whose room held the message.
     public var meetingId: String
+    /// The redacted message's id.
     public var messageId: String
     /// The seq of the `deleted` event that redacted it.
     public var eventSeq: Int64
+    /// Who redacted it: a moderator's user id or a terminal login, kept for the audit.
     public var moderatorId: String
 }
 

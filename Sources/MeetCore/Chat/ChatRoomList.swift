@@ -11,18 +11,23 @@ public struct ChatRoomSummary: Sendable, Equatable {
 
     /// `meeting:{meetingId}` or `direct:{userA}:{userB}`: stable, opaque to clients.
     public var roomId: String
+    /// A meeting's room or a direct conversation.
     public var kind: ChatRoomKind
     /// The meeting of a meeting's room.
     public var meetingId: String?
     /// The other member of a direct conversation.
     public var peerId: String?
+    /// What the list shows: the meeting's title, or the other member's display name.
     public var title: String
+    /// The caller's part in the room.
     public var role: Role
     /// A cancelled meeting's room is read-only, as is a conversation with someone no longer a friend.
     public var isReadOnly: Bool
     /// The room's newest seq (0 before its first message).
     public var lastSeq: Int64
+    /// The newest seq the caller has marked read (0 before any).
     public var lastReadSeq: Int64
+    /// Messages and system notes after `lastReadSeq` that others sent and are not deleted.
     public var unreadCount: Int
     /// The caller muted the room's pushes (`PUT /meetings/{id}/mute`, `/direct/{userId}/mute`).
     public var isMuted: Bool

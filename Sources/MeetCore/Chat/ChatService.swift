@@ -13,7 +13,9 @@ public final class ChatService: Sendable {
     /// A post's outcome: the stored message, and whether it was stored before (a repeated
     /// `clientMessageId`, answered with the original).
     public struct Posted: Sendable {
+        /// The message as stored (the original one for a repeat).
         public var message: ChatMessage
+        /// Whether the `clientMessageId` had been used before, so nothing new was stored.
         public var isRepeat: Bool
     }
 

@@ -2,27 +2,40 @@ import Foundation
 import GRDB
 
 extension DomainEvent.Kind {
+    /// An organizer created a meeting.
     public static let meetingCreated = Self(rawValue: "meeting.created")
+    /// The organizer edited a meeting; the payload lists the changed fields.
     public static let meetingEdited = Self(rawValue: "meeting.edited")
+    /// The organizer cancelled a meeting.
     public static let meetingCancelled = Self(rawValue: "meeting.cancelled")
+    /// A user joined a meeting.
     public static let meetingJoined = Self(rawValue: "meeting.joined")
+    /// A member left a meeting.
     public static let meetingLeft = Self(rawValue: "meeting.left")
+    /// The organizer removed a member from a meeting.
     public static let meetingMemberRemoved = Self(rawValue: "meeting.memberRemoved")
+    /// Someone invited a user to a meeting.
     public static let invitationSent = Self(rawValue: "invitation.sent")
+    /// An invitee accepted an invitation (and so joined).
     public static let invitationAccepted = Self(rawValue: "invitation.accepted")
+    /// An invitee declined an invitation.
     public static let invitationDeclined = Self(rawValue: "invitation.declined")
 }
 
 /// The payload of every meeting event: enough for a notification ("Anna changed the time of
 /// Hiking on Saturday") without querying again, and who should be told.
 public struct MeetingEventPayload: Codable, Sendable, Equatable {
+    /// The meeting the event is about.
     public var meetingId: String
+    /// The meeting's title at the time of the event, for the notification text.
     public var title: String
+    /// When the meeting starts (after the event, for edits).
     public var startsAt: Date
     /// Who did it.
     public var actorId: String
     /// Whom it is about, when that is not the actor (the removed member, the invitee).
     public var userId: String?
+    /// The invitation, for invitation events.
     public var invitationId: String?
     /// For edits: the fields that changed.
     public var changedFields: [String]?

@@ -4,15 +4,21 @@ import GRDB
 /// An activity of the catalog as moderators see it: both names, who proposed it, whether it is
 /// hidden, and how many profiles and meetings use it.
 public struct ModeratedActivity: Codable, Sendable, Equatable {
+    /// The activity's id, as profiles and meetings name it.
     public var id: String
+    /// English name, if it has one.
     public var nameEn: String?
+    /// Ukrainian name, if it has one.
     public var nameUk: String?
     /// The user who proposed it; nil for the seeded catalog.
     public var proposedBy: String?
     /// Taken out of suggestions and refused for new uses by a moderator.
     public var hidden: Bool
+    /// How many profiles list it.
     public var profiles: Int
+    /// How many meetings are about it.
     public var meetings: Int
+    /// When it was added to the catalog.
     public var createdAt: Date
 
     static let query = """

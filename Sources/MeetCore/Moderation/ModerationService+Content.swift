@@ -3,14 +3,21 @@ import GRDB
 
 /// A chat message as moderators read it, deleted and redacted ones included.
 public struct ModeratedMessage: Codable, Sendable, Equatable {
+    /// The message's id, as reports name it.
     public var id: String
+    /// Its place in the room.
     public var seq: Int64
+    /// `message`, `edited`, `deleted` or `system` (see ``ChatMessage/Kind``).
     public var type: String
     /// Nil once the sender's account was deleted.
     public var senderId: String?
+    /// The sender's current display name.
     public var senderName: String?
+    /// The text; nil for system messages and once deleted or redacted.
     public var text: String?
+    /// When the server stored it.
     public var sentAt: Date
+    /// When it was deleted by its sender or redacted; nil while it stands.
     public var deletedAt: Date?
 
     /// The columns ``init(row:)`` reads, from `chatMessage` LEFT JOIN `user` on the sender.
@@ -31,8 +38,11 @@ public struct ModeratedMessage: Codable, Sendable, Equatable {
 /// A report as a moderator opens it: the report, and for a message report the message and
 /// its room (`meeting:{id}` or `direct:{userA}:{userB}`), both null when it is gone.
 public struct ReportDetails: Encodable, Sendable, Equatable {
+    /// The report itself.
     public var report: Report
+    /// The room of a reported message; null for other reports or when the message is gone.
     public var roomId: String?
+    /// The reported message; null for other reports or when the message is gone.
     public var message: ModeratedMessage?
 
     private enum Key: String, CodingKey { case roomId, message }

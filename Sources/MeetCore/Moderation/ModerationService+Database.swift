@@ -5,16 +5,25 @@ import GRDB
 public struct ModerationStats: Codable, Sendable, Equatable {
     /// Messages of one UTC day.
     public struct Day: Codable, Sendable, Equatable {
+        /// The UTC date, `YYYY-MM-DD`.
         public var day: String
+        /// Messages stored that day, of every kind.
         public var messages: Int
     }
 
+    /// Every account, banned and unconfirmed ones included.
     public var users: Int
+    /// Accounts whose email address is confirmed.
     public var confirmedUsers: Int
+    /// Accounts banned now.
     public var bannedUsers: Int
+    /// Accounts with the moderator role.
     public var moderators: Int
+    /// Every meeting, cancelled and past ones included.
     public var meetings: Int
+    /// Meetings not cancelled that have not started yet.
     public var upcomingMeetings: Int
+    /// Reports no moderator has resolved.
     public var openReports: Int
     /// The last seven days with messages, newest first.
     public var messagesPerDay: [Day]
@@ -23,9 +32,12 @@ public struct ModerationStats: Codable, Sendable, Equatable {
 /// The database's figures with the running server's, as one JSON object: what `admin stats
 /// --json` prints and `GET /admin/stats` answers. `live` is null when no server answered.
 public struct ModerationStatsReport: Encodable, Sendable, Equatable {
+    /// The database's counts.
     public var stats: ModerationStats
+    /// The running server's figures; null when no server answered.
     public var live: ServerLiveFigures?
 
+    /// Pairs the database's counts with the running server's figures, if any.
     public init(stats: ModerationStats, live: ServerLiveFigures?) {
         self.stats = stats
         self.live = live

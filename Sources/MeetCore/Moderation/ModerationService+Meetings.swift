@@ -3,14 +3,23 @@ import GRDB
 
 /// A meeting as moderators list it, private ones included.
 public struct ModeratedMeeting: Codable, Sendable, Equatable {
+    /// The meeting's id.
     public var id: String
+    /// The meeting's title.
     public var title: String
+    /// The organizer's free text; may be empty.
     public var description: String
+    /// The user who created it.
     public var organizerId: String
+    /// `public` or `private`.
     public var visibility: String
+    /// `scheduled`, or `cancelled` once it was called off.
     public var status: String
+    /// When it begins.
     public var startsAt: Date
+    /// How many members have joined.
     public var memberCount: Int
+    /// When it was created.
     public var createdAt: Date
 
     static let columns = "id, title, description, organizerId, visibility, cancelledAt, startsAt, memberCount, createdAt"

@@ -3,9 +3,13 @@ import GRDB
 
 /// Push deliveries by state, for `notifications stats`.
 public struct PushDeliveryStats: Codable, Sendable, Equatable {
+    /// Jobs waiting for their due time or for a sender.
     public var pending: Int
+    /// Jobs a sender has taken and not yet finished.
     public var sending: Int
+    /// Jobs the push service accepted.
     public var delivered: Int
+    /// Jobs given up on: out of attempts, or the device disabled (`retryDeadPushes` revives them).
     public var dead: Int
 }
 

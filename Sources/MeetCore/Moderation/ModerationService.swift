@@ -8,6 +8,7 @@ public struct ModerationService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// A service on `database` that dates its actions (and the audit log) with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

@@ -21,16 +21,25 @@ public struct Report: Codable, Sendable, Equatable {
         case ban
     }
 
+    /// Opaque id, used in moderators' routes.
     public var id: String
+    /// The user who filed it; never shown to the reported user.
     public var reporterId: String
+    /// Whether it is about a user, a meeting or a message.
     public var targetType: TargetType
+    /// Id of the reported user, meeting or message.
     public var targetId: String
+    /// Why, in the reporter's words; 1–200 characters.
     public var reason: String
+    /// More context from the reporter, at most 2000 characters.
     public var details: String?
     /// `open` or `resolved`.
     public var status: String
+    /// How a moderator closed it; nil while open.
     public var resolution: Resolution?
+    /// When a moderator resolved it; nil while open.
     public var resolvedAt: Date?
+    /// When it was filed.
     public var createdAt: Date
 
     static let columns = "id, reporterId, targetType, targetId, reason, details, status, resolution, resolvedAt, createdAt"
@@ -51,11 +60,16 @@ public struct Report: Codable, Sendable, Equatable {
 
 /// What a user sends to report something.
 public struct ReportDraft: Sendable {
+    /// `user`, `meeting` or `message`; anything else is `field.invalid`.
     public var targetType: String
+    /// Id of the user, meeting or message; it must be one the reporter can see.
     public var targetId: String
+    /// Why, in the reporter's words; required, at most 200 characters.
     public var reason: String
+    /// More context, at most 2000 characters.
     public var details: String?
 
+    /// Makes a draft from the fields a client sent; ``ReportService/file(_:by:)`` checks them.
     public init(targetType: String, targetId: String, reason: String, details: String?) {
         self.targetType = targetType
         self.targetId = targetId
@@ -68,11 +82,13 @@ public struct ReportDraft: Sendable {
 public struct ReportService: Sendable {
     /// The longest `reason` and `details` accepted, in characters.
     public static let maxReason = 200
+    /// See ``maxReason``.
     public static let maxDetails = 2000
 
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// A service on `database` that dates reports with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
