@@ -3,16 +3,24 @@ import GRDB
 
 /// An invitation to a meeting, as its invitee sees it.
 public struct Invitation: Codable, Sendable, Equatable {
+    /// Whether the invitee has answered, and how.
     public enum Status: String, Codable, Sendable, DatabaseValueConvertible {
         case pending, accepted, declined
     }
 
+    /// Opaque id, used to accept or decline it.
     public var id: String
+    /// The meeting invited to.
     public var meetingId: String
+    /// The user invited.
     public var inviteeId: String
+    /// Who invited them: the organizer, or a member when the meeting lets members invite.
     public var inviterId: String
+    /// Pending until the invitee accepts or declines.
     public var status: Status
+    /// When it was sent.
     public var createdAt: Date
+    /// When the invitee answered; nil while pending.
     public var answeredAt: Date?
     /// The meeting, so that the invitations list reads without more requests.
     public var meeting: Meeting?

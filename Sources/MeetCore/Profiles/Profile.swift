@@ -4,13 +4,19 @@ import GRDB
 /// What a user tells others about themselves. The display name lives with the account
 /// (`user.displayName`); the rest in `profile` and `profileActivity`.
 public struct Profile: Sendable, Equatable {
+    /// The profile's user.
     public var userId: String
+    /// The name other users see; kept on the account.
     public var displayName: String
+    /// Free text about themselves, at most 500 characters; may be empty.
     public var bio: String
     /// `yyyy-MM-dd`; shown to its owner only, others see the age.
     public var birthDate: String?
+    /// Where they live, as they wrote it; at most 100 characters.
     public var city: String?
+    /// Id of their profile photo in the media store, if any.
     public var photoId: String?
+    /// The activities they like; at most 30.
     public var activityIds: [String]
     /// BCP 47 language tags (`uk`, `en`, `pt-BR`) of the languages the user speaks.
     public var languages: [String]

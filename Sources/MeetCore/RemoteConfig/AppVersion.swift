@@ -3,10 +3,14 @@
 /// Pre-release and build suffixes (`1.5.0-beta.2+77`) are read as their release, so a beta
 /// gets what its release will get.
 public struct AppVersion: Comparable, Sendable, CustomStringConvertible {
+    /// The first number.
     public var major: Int
+    /// The second number; 0 when not written.
     public var minor: Int
+    /// The third number; 0 when not written.
     public var patch: Int
 
+    /// Reads `1`, `1.4` or `1.4.2` (suffixes ignored); nil for anything else or longer than 32 characters.
     public init?(_ text: some StringProtocol) {
         let release = text.prefix { $0 != "-" && $0 != "+" }
         let parts = release.split(separator: ".", omittingEmptySubsequences: false)
@@ -20,8 +24,10 @@ public struct AppVersion: Comparable, Sendable, CustomStringConvertible {
         (major, minor, patch) = (numbers[0], numbers[1], numbers[2])
     }
 
+    /// The release as three numbers, `1.4.0`.
     public var description: String { "\(major).\(minor).\(patch)" }
 
+    /// Compares by major, then minor, then patch number.
     public static func < (a: AppVersion, b: AppVersion) -> Bool {
         (a.major, a.minor, a.patch) < (b.major, b.minor, b.patch)
     }
@@ -37,6 +43,7 @@ public struct AppVersionRange: Sendable {
 
     let comparators: [(Operator, AppVersion)]
 
+    /// Reads up to four comparators separated by spaces; nil when any is malformed.
     public init?(_ text: String) {
         let words = text.split(separator: " ")
         guard !words.isEmpty, words.count <= 4 else { return nil }

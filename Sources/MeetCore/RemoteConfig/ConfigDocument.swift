@@ -5,16 +5,21 @@ import Foundation
 public struct ConfigDocument: Sendable {
     /// One key: the first rule whose condition holds gives the value, else `value`.
     public struct Entry: Sendable {
+        /// The value when no rule applies.
         public var value: ConfigValue
+        /// Checked in order; the first that holds wins.
         public var rules: [Rule]
     }
 
     /// A value for the clients a condition selects.
     public struct Rule: Sendable {
+        /// Which clients the rule is for.
         public var when: ConfigCondition
+        /// What those clients get.
         public var value: ConfigValue
     }
 
+    /// The keys the document sets, by name.
     public var entries: [String: Entry]
 
     /// The document's JSON, validated; the problems name each bad place by its path.
@@ -23,6 +28,8 @@ public struct ConfigDocument: Sendable {
         try self.init(ConfigValue.document(from: json))
     }
 
+    /// Validates a parsed document.
+    /// - Throws: `config.invalid` (422) with one field problem per bad place.
     public init(_ document: ConfigValue) throws {
         var validator = ConfigValidator()
         validator.check(document: document)

@@ -2,11 +2,14 @@ import Foundation
 
 /// What the meetings feed is asked: where, what, when, in which order, and which page.
 public struct FeedRequest: Sendable, Equatable {
+    /// The feed's orders: soonest first, nearest first, most members first, or best match for the viewer.
     public enum Sort: String, Sendable, CaseIterable {
         case date, distance, popularity, relevance
     }
 
+    /// Latitude of the centre, in degrees; given together with `lon`.
     public var lat: Double?
+    /// Longitude of the centre, in degrees; given together with `lat`.
     public var lon: Double?
     /// Kilometres around (`lat`, `lon`); online and global meetings ignore it.
     public var radiusKm: Double?
@@ -16,17 +19,25 @@ public struct FeedRequest: Sendable, Equatable {
     public var from: Date?
     /// Starting before.
     public var to: Date?
+    /// Only meetings without a price.
     public var freeOnly: Bool
+    /// Only meetings that have room left (no capacity, or fewer members than it).
     public var hasSpots: Bool
+    /// The order; `distance` needs a centre.
     public var sort: Sort
     /// From the previous page's `nextCursor`; the other fields are then ignored.
     public var cursor: String?
+    /// Meetings per page, 1–100.
     public var limit: Int
 
+    /// The radius used when a centre is given without `radiusKm`.
     public static let defaultRadiusKm = 25.0
+    /// The largest radius a client may ask for.
     public static let maxRadiusKm = 500.0
+    /// The largest page a client may ask for.
     public static let maxLimit = 100
 
+    /// Makes a request as the feed route reads it from the query; the feed checks it when asked.
     public init(
         lat: Double? = nil, lon: Double? = nil, radiusKm: Double? = nil, activityIds: [String] = [],
         from: Date? = nil, to: Date? = nil, freeOnly: Bool = false, hasSpots: Bool = false,
@@ -70,6 +81,7 @@ public struct FeedRequest: Sendable, Equatable {
 
 /// One page of the feed.
 public struct FeedPage: Codable, Sendable, Equatable {
+    /// The meetings of this page, in the requested order.
     public var items: [Meeting]
     /// Pass it back as `cursor` for the next page; null on the last page.
     public var nextCursor: String?
