@@ -8,14 +8,19 @@ import GRDB
 public struct AccountService: Sendable {
     /// What a successful login hands the client.
     public struct Session: Sendable {
+        /// The bearer token; only its hash is stored, so it is shown this once.
         public var accessToken: String
+        /// When the token stops working; after it the client logs in again.
         public var expiresAt: Date
+        /// The signed-in account.
         public var user: User
     }
 
     /// Who a valid bearer token belongs to, and which token it was (for logout).
     public struct Authentication: Sendable, Equatable {
+        /// The signed-in user.
         public var userId: String
+        /// Hash of the bearer token, naming the stored token without the secret.
         public var tokenHash: Data
     }
 
@@ -38,6 +43,7 @@ public struct AccountService: Sendable {
     /// Told whenever sign-ins end (logout, password reset), so that open STOMP sessions close too.
     public let liveSessions = LiveSessions()
 
+    /// Makes the service; `now` dates sessions, tokens and mails.
     public init(
         database: AppDatabase,
         mailer: any Mailer,

@@ -9,10 +9,14 @@ import Foundation
 public struct PasswordHasher: Sendable {
     /// scrypt's cost parameters: N = 2^logRounds, r = blockSize, p = parallelism.
     public struct Parameters: Sendable, Equatable {
+        /// log2 of N, the CPU and memory cost; each step doubles both.
         public var logRounds: Int
+        /// r, the block size; memory grows with it.
         public var blockSize: Int
+        /// p, how many independent mixes are run.
         public var parallelism: Int
 
+        /// Parameters with scrypt's usual r = 8 and p = 1 unless given.
         public init(logRounds: Int, blockSize: Int = 8, parallelism: Int = 1) {
             self.logRounds = logRounds
             self.blockSize = blockSize
@@ -23,8 +27,10 @@ public struct PasswordHasher: Sendable {
         public static let standard = Parameters(logRounds: 15)
     }
 
+    /// The cost new hashes are made with; stored hashes carry their own.
     public var parameters: Parameters
 
+    /// A hasher making new hashes at `parameters`.
     public init(parameters: Parameters = .standard) {
         self.parameters = parameters
     }

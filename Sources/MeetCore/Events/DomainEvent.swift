@@ -19,10 +19,13 @@ public struct DomainEvent: Sendable, Equatable {
     /// What happened, as a stable dotted name (`meeting.edited`). Areas add their kinds as
     /// static members in an extension.
     public struct Kind: RawRepresentable, Hashable, Sendable {
+        /// The dotted name, such as `meeting.edited`.
         public var rawValue: String
+        /// Wraps a dotted name; areas make their kinds with it.
         public init(rawValue: String) { self.rawValue = rawValue }
     }
 
+    /// What happened.
     public var kind: Kind
     /// The facts a consumer needs without querying again, as a JSON object.
     public var payload: Data
@@ -55,8 +58,11 @@ public struct DomainEvent: Sendable, Equatable {
 public struct StoredEvent: Sendable, Equatable {
     /// Grows with every recorded event; consumers remember the last one they handled.
     public var id: Int64
+    /// What happened.
     public var kind: DomainEvent.Kind
+    /// The facts recorded with it, as a JSON object.
     public var payload: Data
+    /// When it was recorded.
     public var createdAt: Date
 }
 

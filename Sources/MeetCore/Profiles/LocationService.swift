@@ -22,6 +22,7 @@ public struct LocationService: Sendable {
     /// The same token bucket as chat posts, keyed by user alone.
     let searches = ChatRateLimit(burst: searchBurst, perSecond: searchesPerSecond)
 
+    /// A service on `database` that dates positions with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
@@ -30,6 +31,7 @@ public struct LocationService: Sendable {
     /// Someone near a point, with how far away they are as a ``DistanceBucket``; their
     /// position itself is never handed out.
     public struct Neighbour: Sendable, Equatable {
+        /// The neighbour's profile, as any viewer may see it.
         public var profile: Profile
         /// The upper bound of the distance's bucket: 1 means within 1 km, 2 between 1 and 2 km.
         public var distanceKm: Double
@@ -37,9 +39,13 @@ public struct LocationService: Sendable {
 
     /// A user's last known position and whether others may find them by it.
     public struct SharedLocation: Sendable, Equatable {
+        /// Latitude in degrees.
         public var lat: Double
+        /// Longitude in degrees.
         public var lon: Double
+        /// Whether others may find the user near this position.
         public var share: Bool
+        /// When the position was last reported.
         public var updatedAt: Date
     }
 
