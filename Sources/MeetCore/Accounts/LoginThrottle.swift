@@ -9,9 +9,12 @@ import Synchronization
 public final class LoginThrottle: Sendable {
     /// At most `failures` failed attempts within `window` seconds.
     public struct Limit: Sendable {
+        /// How many failures within `window` lock the key out.
         public var failures: Int
+        /// The sliding window, in seconds.
         public var window: TimeInterval
 
+        /// A limit of `failures` failed attempts within `window` seconds.
         public init(failures: Int, window: TimeInterval) {
             self.failures = failures
             self.window = window
@@ -25,6 +28,7 @@ public final class LoginThrottle: Sendable {
     /// Above this many keys, stale ones are swept so memory stays bounded.
     private static let sweepThreshold = 50_000
 
+    /// A throttle allowing 5 failures per account and 30 per address within 15 minutes by default.
     public init(
         perAccount: Limit = .init(failures: 5, window: 15 * 60),
         perAddress: Limit = .init(failures: 30, window: 15 * 60)
@@ -45,6 +49,7 @@ public final class LoginThrottle: Sendable {
         }
     }
 
+    /// Notes a failed login against both the account and the client address.
     public func recordFailure(account: String, address: String?, now: Date) {
         failures.withLock { table in
             if table.count > Self.sweepThreshold {

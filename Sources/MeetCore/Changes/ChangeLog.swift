@@ -5,7 +5,9 @@ import Synchronization
 /// What a change is about. Areas add their topics as static members in an extension, next
 /// to the code that records them.
 public struct ChangeTopic: RawRepresentable, Hashable, Sendable {
+    /// The topic's name as stored in the change log.
     public var rawValue: String
+    /// Wraps a stored name; areas make their topics with it.
     public init(rawValue: String) { self.rawValue = rawValue }
 
     /// A `meeting` row was inserted, updated or deleted (by trigger, so from any process);
@@ -17,11 +19,13 @@ public struct ChangeTopic: RawRepresentable, Hashable, Sendable {
 public struct Change: Sendable, Equatable {
     /// Grows with every change, in commit order.
     public var id: Int64
+    /// What kind of thing changed.
     public var topic: ChangeTopic
     /// What changed: a meeting number, a user id, a message id; the topic says which.
     public var subject: String
     /// Anything else the topic defines (a reason, a room), as text; often nil.
     public var detail: String?
+    /// When the change was committed.
     public var createdAt: Date
     /// Committed by this process: state that already follows its own process's writes
     /// (the feed index) skips these; the rest treat every change alike.

@@ -3,6 +3,7 @@ import Foundation
 /// Writes each mail as an RFC 5322 message (UTF-8 per RFC 6532) into a directory, one
 /// `.eml` file per message, so that nothing leaves the machine.
 public struct MaildropMailer: Mailer {
+    /// Where the `.eml` files go; created on the first mail.
     public let directory: URL
     /// The `From:` address.
     public let sender: String
@@ -13,12 +14,14 @@ public struct MaildropMailer: Mailer {
     /// The `From:` of the service's mails unless configured otherwise.
     public static let defaultSender = "meetupd <no-reply@meetupd.local>"
 
+    /// A mailer writing into `directory`, dating messages with `now`.
     public init(directory: URL, sender: String = defaultSender, now: @escaping @Sendable () -> Date) {
         self.directory = directory
         self.sender = sender
         self.now = now
     }
 
+    /// Writes `mail` as one `.eml` file; refuses a recipient that is not a single valid address.
     public func send(_ mail: Mail) async throws {
         // The address goes into the `To:` header as it is: never anything but one addr-spec.
         guard EmailAddress.isValid(mail.to) else { throw InvalidRecipient(address: mail.to) }

@@ -39,7 +39,7 @@ public struct Meeting: Codable, Sendable, Equatable {
     public var price: Price?
     /// Capacity; absent means no limit.
     public var maxParticipants: Int?
-    /// How many members have joined; never above `maxParticipants`.
+    /// How many members have joined, the organizer included; never above `maxParticipants`.
     public var memberCount: Int
     /// Whether members, not only the organizer, may invite others.
     public var membersMayInvite: Bool

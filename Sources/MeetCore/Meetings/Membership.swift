@@ -23,11 +23,15 @@ struct MeetingMemberRecord: Codable, FetchableRecord, PersistableRecord, EpochTi
 
 /// A member of a meeting as the members list shows them: what a client needs to draw them.
 public struct MeetingMember: Codable, Sendable, Equatable {
+    /// The member's user id.
     public var userId: String
+    /// The member's display name.
     public var displayName: String
     /// The profile photo, if the member has set one.
     public var photoId: String?
+    /// Organizer or member.
     public var role: MeetingRole
+    /// When they joined (for the organizer, when the meeting was created).
     public var joinedAt: Date
 }
 

@@ -22,16 +22,21 @@ public struct Moderator: Sendable, Equatable {
 
 /// One line of the audit log.
 public struct AuditEntry: Codable, Sendable, Equatable {
+    /// Grows with every entry; the log is read newest first by it.
     public var id: Int64
     /// `user:<id>` or `cli:<login>` (``Moderator/name``), or whatever names another kind of actor.
     public var actor: String
     /// What was done, dotted: `user.ban`, `meeting.cancel`, `report.resolve`.
     public var action: String
+    /// What kind of thing was acted on: `user`, `meeting`, `report`, ...
     public var targetType: String
+    /// The id of what was acted on.
     public var targetId: String
+    /// Why, as the moderator wrote it; nil when none was given.
     public var reason: String?
     /// Anything else worth keeping (a role, a resolution), as text.
     public var detail: String?
+    /// When it was done.
     public var createdAt: Date
 }
 

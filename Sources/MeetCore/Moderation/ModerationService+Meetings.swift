@@ -17,7 +17,7 @@ public struct ModeratedMeeting: Codable, Sendable, Equatable {
     public var status: String
     /// When it begins.
     public var startsAt: Date
-    /// How many members have joined.
+    /// How many members have joined, the organizer included.
     public var memberCount: Int
     /// When it was created.
     public var createdAt: Date

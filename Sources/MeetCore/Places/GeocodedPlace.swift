@@ -7,7 +7,9 @@
 public struct GeocodedPlace: Sendable, Equatable, Codable {
     /// What to show first: the address the caller typed, else the town's name.
     public var name: String
+    /// The part of the query before the town, as typed; nil when only a town was asked for.
     public var address: String?
+    /// The town (for a district, the city it belongs to).
     public var city: String?
     /// First-level region (state, oblast, province).
     public var region: String?
@@ -15,13 +17,16 @@ public struct GeocodedPlace: Sendable, Equatable, Codable {
     public var country: String?
     /// ISO 3166-1 alpha-2 code.
     public var countryCode: String?
+    /// Latitude of the town, in degrees.
     public var lat: Double
+    /// Longitude of the town, in degrees.
     public var lon: Double
     /// IANA time zone identifier, e.g. `Europe/Kyiv`.
     public var timeZone: String?
     /// Distance from the position the caller gave, in kilometres.
     public var distanceKm: Double?
 
+    /// Makes a result from its parts; only the name and the point are required.
     public init(
         name: String, address: String? = nil, city: String? = nil, region: String? = nil,
         country: String? = nil, countryCode: String? = nil, lat: Double, lon: Double,

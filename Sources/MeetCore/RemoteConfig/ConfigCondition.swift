@@ -59,17 +59,21 @@ public struct ConfigCondition: Sendable {
 
 /// The client asking for its configuration.
 public struct ConfigClient: Sendable {
+    /// The mobile platforms a rule can target.
     public enum Platform: String, Sendable {
         case ios, android
     }
 
+    /// The client's platform; nil when it did not say.
     public var platform: Platform?
+    /// The app version the client runs; nil when unknown.
     public var appVersion: AppVersion?
     /// A language tag as the client sent it (`uk-UA`), or `nil`.
     public var locale: String?
     /// Signed-in user, for rollouts; `nil` for anonymous clients.
     public var userId: String?
 
+    /// Describes the client asking.
     public init(platform: Platform?, appVersion: AppVersion?, locale: String?, userId: String?) {
         self.platform = platform
         self.appVersion = appVersion
