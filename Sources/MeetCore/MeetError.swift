@@ -10,6 +10,7 @@ public struct MeetError: Error, Sendable, Equatable {
         /// Values substituted into the localized text, by name.
         public var arguments: [String: String]
 
+        /// A problem of `field` with `code`, and the values its text needs.
         public init(field: String, code: String, arguments: [String: String] = [:]) {
             self.field = field
             self.code = code
@@ -23,10 +24,12 @@ public struct MeetError: Error, Sendable, Equatable {
     public var status: Int
     /// Values substituted into the localized detail, by name.
     public var arguments: [String: String]
+    /// Each invalid field, for `request.invalidFields` and similar refusals; empty otherwise.
     public var fieldProblems: [FieldProblem]
     /// Extra response headers the refusal needs, such as `Retry-After` for 429.
     public var headers: [String: String]
 
+    /// A refusal with its code and status, and whatever it carries besides.
     public init(
         _ code: String,
         status: Int,

@@ -1,6 +1,7 @@
 /// What a new password must satisfy: a minimum length and not being one of the passwords
 /// attackers try first.
 public enum PasswordPolicy {
+    /// The fewest characters a new password may have.
     public static let minimumLength = 8
     /// scrypt takes any length, but an unbounded input is a cheap way to waste its time.
     public static let maximumLength = 256

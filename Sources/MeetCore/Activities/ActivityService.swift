@@ -16,6 +16,7 @@ public struct ActivityService: Sendable {
     /// Dates proposed activities.
     let now: @Sendable () -> Date
 
+    /// A service on `database` that dates proposed activities with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

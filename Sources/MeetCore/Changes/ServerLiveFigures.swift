@@ -13,6 +13,7 @@ public struct ServerLiveFigures: Codable, Sendable, Equatable {
     /// Users with at least one signed-in session.
     public var stompUsers: Int
 
+    /// Makes the figures a server reports about itself.
     public init(stompSessions: Int, stompUsers: Int) {
         self.stompSessions = stompSessions
         self.stompUsers = stompUsers

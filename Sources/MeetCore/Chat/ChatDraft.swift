@@ -10,11 +10,16 @@ public struct ChatDraft: Sendable, Decodable {
     /// The most photos one message may carry.
     public static let maximumAttachments = 10
 
+    /// The message, trimmed when stored; at most 4000 Unicode scalars, may be empty when there are attachments.
     public var text: String
+    /// The sender's own id for the message, 1–64 bytes: a resend with the same one is answered with the stored message.
     public var clientMessageId: String
+    /// Ids of the sender's uploaded photos; at most 10.
     public var attachments: [String]?
+    /// The seq of an earlier message of the room that this one answers.
     public var replyToSeq: Int64?
 
+    /// Makes a draft as a client's SEND frame would carry it; storing checks it.
     public init(text: String, clientMessageId: String, attachments: [String]? = nil, replyToSeq: Int64? = nil) {
         self.text = text
         self.clientMessageId = clientMessageId

@@ -20,6 +20,7 @@ public struct FriendService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// A service on `database` that dates requests and friendships with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

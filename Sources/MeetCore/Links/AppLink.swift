@@ -21,6 +21,7 @@ public struct AppLinks: Sendable {
     /// `https://meetup.example.org`, no trailing slash.
     public let base: String
 
+    /// Links on the public base URL `base` (no trailing slash).
     public init(base: String) {
         self.base = base
     }

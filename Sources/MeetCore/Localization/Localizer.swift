@@ -11,8 +11,11 @@ import Foundation
 public struct Localizer: Sendable {
     /// A table that could not be read, with the file and what is wrong with it.
     public struct LoadError: Error, CustomStringConvertible {
+        /// The table's path.
         public var file: String
+        /// What is wrong with it, for the operator.
         public var reason: String
+        /// The file and the reason, as one line for the log.
         public var description: String { "\(file): \(reason)" }
     }
 

@@ -17,5 +17,6 @@ public struct MediaLimits: Sendable {
     /// The thumbnail sizes made of JPEG and PNG uploads: the longer side, in pixels.
     public var thumbnailSizes = [256, 1280]
 
+    /// The default limits; `meetupd`'s media options change single fields.
     public init() {}
 }

@@ -9,6 +9,7 @@ import Synchronization
 public final class MediaService: Sendable {
     let database: AppDatabase
     let files: MediaStore
+    /// The configured limits every upload is checked against.
     public let limits: MediaLimits
     let now: @Sendable () -> Date
     private let queue = DispatchQueue(label: "meetupd.media")

@@ -2,12 +2,15 @@ import Foundation
 
 /// A point on the Earth in WGS 84 degrees, as phones report it.
 public struct Coordinate: Sendable, Hashable, Codable {
+    /// Latitude in degrees, −90…90 (north positive).
     public var lat: Double
+    /// Longitude in degrees, −180…180 (east positive).
     public var lon: Double
 
     /// Mean Earth radius of the haversine formula, in kilometres.
     static let earthRadiusKm = 6371.0088
 
+    /// A point from degrees, taken as they are (no range check).
     public init(lat: Double, lon: Double) {
         self.lat = lat
         self.lon = lon

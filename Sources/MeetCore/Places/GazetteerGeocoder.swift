@@ -48,6 +48,7 @@ public final class GazetteerGeocoder: Geocoder {
 
     private static let bundledLoad = Mutex<Task<GazetteerGeocoder, any Error>?>(nil)
 
+    /// Reads `query` as "address, town, region or country" parts: the first part naming a town picks it, the parts after narrow it, the ones before become the address; at most `limit` towns, best first.
     public func search(_ query: String, near position: Coordinate?, limit: Int) async throws -> [GeocodedPlace] {
         let query = try GeocoderQuery.validated(query)
         let limit = min(max(limit, 1), GeocoderQuery.maxLimit)
@@ -72,6 +73,7 @@ public final class GazetteerGeocoder: Geocoder {
         return []
     }
 
+    /// The nearest town to the point, with its region, country and time zone.
     public func reverse(lat: Double, lon: Double) async throws -> GeocodedPlace? {
         let position = try Coordinate(validatingLat: lat, lon: lon)
         guard let nearest = gazetteer.grid.nearest(to: position, withinKm: Self.reverseReachKm) else {

@@ -7,6 +7,7 @@ import GRDB
 public struct PresenceStore: Sendable {
     let database: AppDatabase
 
+    /// A store keeping presence settings and last-seen times in `database`.
     public init(database: AppDatabase) {
         self.database = database
     }

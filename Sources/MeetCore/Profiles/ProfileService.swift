@@ -9,6 +9,7 @@ public struct ProfileService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// A service on `database` that dates profile changes with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
@@ -94,6 +95,8 @@ public struct ProfileService: Sendable {
 
 /// One page of a list, and the cursor of the next one (nil on the last page).
 public struct Page<Item: Sendable>: Sendable {
+    /// The items of this page, in the list's order.
     public var items: [Item]
+    /// Pass it back as `cursor` for the next page; nil on the last page.
     public var nextCursor: String?
 }

@@ -6,8 +6,11 @@ extension Profile {
     /// Bounds of the free-text fields (``TextRule``: Unicode scalars, UTF-8 bytes, which
     /// control characters).
     public static let bioRule = TextRule(.multiLine, maximumScalars: 500)
+    /// The city: one line, at most 100 characters.
     public static let cityRule = TextRule(.oneLine, maximumScalars: 100)
+    /// The most activities a profile may list.
     public static let maximumActivities = 30
+    /// The most languages a profile may list.
     public static let maximumLanguages = 10
     /// Birth dates before this are taken for typing mistakes.
     static let earliestBirthDate = "1900-01-01"

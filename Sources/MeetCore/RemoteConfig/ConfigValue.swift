@@ -10,6 +10,7 @@ public indirect enum ConfigValue: Sendable, Equatable, Codable {
     case array([ConfigValue])
     case object([String: ConfigValue])
 
+    /// Reads any JSON value; numbers become doubles.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -27,6 +28,7 @@ public indirect enum ConfigValue: Sendable, Equatable, Codable {
         }
     }
 
+    /// Writes the value back as the same JSON.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {

@@ -8,6 +8,7 @@ public struct PromoService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// A service on `database` that dates pushes, impressions and the campaigns' windows with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

@@ -17,6 +17,7 @@ public final class RemoteConfigService: Sendable {
     /// The active version as last read; `nil` until read, and again after a change.
     private let live = Mutex<(version: Int64?, document: ConfigDocument?)?>(nil)
 
+    /// A service on `database` that dates pushed versions with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

@@ -15,6 +15,7 @@ public struct TextRule: Sendable {
         case multiLine
     }
 
+    /// Whether line feeds are allowed.
     public var shape: Shape
     /// At most this many Unicode scalars.
     public var maximumScalars: Int
@@ -22,6 +23,7 @@ public struct TextRule: Sendable {
     /// Plane fits in full, while a scalar limit's worth of four-byte emoji does not.
     public var maximumBytes: Int { maximumScalars * 3 }
 
+    /// A rule for text of `shape`, at most `maximumScalars` scalars (and three bytes per scalar).
     public init(_ shape: Shape, maximumScalars: Int) {
         self.shape = shape
         self.maximumScalars = maximumScalars

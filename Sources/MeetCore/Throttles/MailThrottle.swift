@@ -23,6 +23,7 @@ public struct MailThrottle: Sendable {
     /// The sliding window, in seconds.
     public var window: TimeInterval
 
+    /// Limits of `perRecipient` mails per address and `perClient` per client address within `window` seconds.
     public init(perRecipient: Int = 3, perClient: Int = 10, window: TimeInterval = 3600) {
         self.perRecipient = perRecipient
         self.perClient = perClient
@@ -31,7 +32,9 @@ public struct MailThrottle: Sendable {
 
     /// A mail held back: the limit it is over and the seconds until a slot frees up.
     public struct Refusal: Sendable, Equatable {
+        /// Which limit the mail is over.
         public var limit: Limit
+        /// Seconds until a slot frees up under that limit.
         public var retryAfter: TimeInterval
     }
 
