@@ -10,6 +10,7 @@ public final class IncomingMedia {
     private let handle: FileHandle
     private let maxBytes: Int
     private var prefix: [UInt8] = []
+    /// Bytes received so far; past the size limit the upload is refused.
     public private(set) var byteCount = 0
 
     init(directory: URL, declared: ImageFormat, maxBytes: Int) throws {
