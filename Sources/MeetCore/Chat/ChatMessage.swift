@@ -21,13 +21,13 @@ public struct ChatMessage: Sendable, Equatable {
     public var seq: Int64
     /// A message, an edit, a deletion or a system message.
     public var type: Kind
-    /// Who sent it; nil for system messages and for senders whose account is gone.
+    /// Who sent it (for a system message, who did what it tells); nil once their account is gone.
     public var senderId: String?
     /// The sender's display name at reading time, for showing without another query.
     public var senderName: String?
     /// The sender's profile photo id, if any.
     public var senderPhotoId: String?
-    /// The text as stored (trimmed); nil for system messages and deleted ones.
+    /// The text as stored (trimmed); nil when there is none (a system message, a deleted one).
     public var text: String?
     /// Ids of the uploaded photos it carries, in order.
     public var attachments: [String]

@@ -15,7 +15,7 @@ public struct ChatRedactionPayload: Codable, Sendable, Equatable {
     public var messageId: String
     /// The seq of the `deleted` event that redacted it.
     public var eventSeq: Int64
-    /// Who redacted it: a moderator's user id or a terminal login, kept for the audit.
+    /// Who redacted it, as the audit log names them (`user:<id>` or `cli:<login>`).
     public var moderatorId: String
 }
 

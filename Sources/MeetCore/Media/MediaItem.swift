@@ -52,7 +52,7 @@ public struct MediaItem: Codable, Sendable, Equatable, FetchableRecord, Persista
 
 /// A stored file as it is served: an upload or one of its thumbnails.
 public struct MediaFile: Sendable, Equatable {
-    /// Absolute path of the file on the server's disk.
+    /// Path of the file on the server's disk, under the media directory.
     public var path: String
     /// MIME type, sent as `Content-Type`.
     public var contentType: String

@@ -25,7 +25,7 @@ public struct Meeting: Codable, Sendable, Equatable {
     public var description: String
     /// Who can find and see the meeting.
     public var visibility: Visibility
-    /// `scheduled`, or `cancelled` once the organizer called it off.
+    /// `scheduled`, or `cancelled` once the organizer (or a moderator) called it off.
     public var status: Status
     /// When the meeting begins (an instant; calendar files show it in the place's time zone).
     public var startsAt: Date

@@ -30,7 +30,7 @@ public struct MeetingDraft: Decodable, Sendable {
     /// Whether members, not only the organizer, may invite others; defaults to `false`.
     public var membersMayInvite: Bool?
 
-    /// Makes a draft as a client's JSON would; tests and the CLI build drafts this way.
+    /// Makes a draft in code, as a client's JSON would give it (tests build drafts this way).
     public init(
         title: String? = nil, description: String? = nil, visibility: String? = "public",
         startsAt: String? = nil, endsAt: String? = nil, place: PlaceInput? = nil, price: Price? = nil,

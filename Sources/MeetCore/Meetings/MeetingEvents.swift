@@ -6,7 +6,7 @@ extension DomainEvent.Kind {
     public static let meetingCreated = Self(rawValue: "meeting.created")
     /// The organizer edited a meeting; the payload lists the changed fields.
     public static let meetingEdited = Self(rawValue: "meeting.edited")
-    /// The organizer cancelled a meeting.
+    /// The organizer or a moderator cancelled a meeting.
     public static let meetingCancelled = Self(rawValue: "meeting.cancelled")
     /// A user joined a meeting.
     public static let meetingJoined = Self(rawValue: "meeting.joined")

@@ -22,7 +22,7 @@ public struct Moderator: Sendable, Equatable {
 
 /// One line of the audit log.
 public struct AuditEntry: Codable, Sendable, Equatable {
-    /// Grows with every entry; the log is read newest first by it.
+    /// Grows with every entry, in the order the actions were taken.
     public var id: Int64
     /// `user:<id>` or `cli:<login>` (``Moderator/name``), or whatever names another kind of actor.
     public var actor: String

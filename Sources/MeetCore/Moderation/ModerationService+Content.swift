@@ -13,7 +13,7 @@ public struct ModeratedMessage: Codable, Sendable, Equatable {
     public var senderId: String?
     /// The sender's current display name.
     public var senderName: String?
-    /// The text; nil for system messages and once deleted or redacted.
+    /// The text; nil when there is none (a system message, a deleted or redacted one).
     public var text: String?
     /// When the server stored it.
     public var sentAt: Date

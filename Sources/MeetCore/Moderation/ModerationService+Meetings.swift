@@ -13,7 +13,7 @@ public struct ModeratedMeeting: Codable, Sendable, Equatable {
     public var organizerId: String
     /// `public` or `private`.
     public var visibility: String
-    /// `scheduled`, or `cancelled` once it was called off.
+    /// `scheduled`, or `cancelled` once the organizer or a moderator called it off.
     public var status: String
     /// When it begins.
     public var startsAt: Date

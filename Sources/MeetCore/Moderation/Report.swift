@@ -23,7 +23,7 @@ public struct Report: Codable, Sendable, Equatable {
 
     /// Opaque id, used in moderators' routes.
     public var id: String
-    /// The user who filed it; never shown to the reported user.
+    /// The user who filed it; only they and moderators read the report.
     public var reporterId: String
     /// Whether it is about a user, a meeting or a message.
     public var targetType: TargetType

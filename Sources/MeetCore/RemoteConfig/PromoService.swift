@@ -8,7 +8,7 @@ public struct PromoService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
-    /// A service on `database` that dates pushes, impressions and the campaigns' windows with `now`.
+    /// A service on `database`; `now` dates pushes and decides which promos are running.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now
