@@ -8,7 +8,7 @@ public struct ConfigVersion: Sendable, Equatable {
     public var document: ConfigValue
     /// The operator's note on why it was pushed, if any.
     public var comment: String?
-    /// Who pushed it: a moderator's name or a terminal login.
+    /// Who pushed it, as the audit log names them (`cli:<login>` or `user:<id>`).
     public var createdBy: String
     /// When it was pushed.
     public var createdAt: Date

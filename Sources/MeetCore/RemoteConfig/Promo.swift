@@ -2,7 +2,7 @@ import Foundation
 
 /// A full-screen campaign the app shows once to the users it is meant for.
 public struct Promo: Sendable, Equatable {
-    /// Opaque id; clients report impressions and dismissals by it.
+    /// Opaque id; a client dismisses the promo by it (`POST /promo/{id}/dismiss`).
     public var id: String
     /// Headline, 1–80 characters.
     public var title: String
