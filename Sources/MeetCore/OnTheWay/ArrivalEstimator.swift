@@ -25,11 +25,15 @@ public struct ArrivalEstimator: Sendable {
 
     /// Where a member stands towards the place after a fix.
     public struct Estimate: Sendable, Equatable {
+        /// Straight-line metres from the member to the place (not along the streets).
         public var distanceMeters: Double
+        /// Smoothed seconds until they arrive; 0 once they are within the arrival radius.
         public var etaSeconds: Double
     }
 
+    /// The meeting's place the member is heading to.
     public let place: Coordinate
+    /// The tunables this estimator was made with.
     public let settings: Settings
     private var previous: PositionFix?
     /// Smoothed metres per second; nil until a speed is known.

@@ -6,7 +6,9 @@ import GRDB
 public struct MeetingDestination: Sendable, Equatable {
     /// Where it happens; nil for an online meeting, which nobody travels to.
     public var place: Coordinate?
+    /// When the meeting starts; the sharing window is counted from it.
     public var startsAt: Date
+    /// Whether the meeting is cancelled; nobody may share their way to it then.
     public var cancelled: Bool
 
     /// Creates a destination (tests; the server reads it with ``read(_:in:)``).

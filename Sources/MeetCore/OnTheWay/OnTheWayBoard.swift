@@ -8,16 +8,23 @@ import Foundation
 public struct OnTheWayBoard: Sendable {
     /// What the others see of one member on the way.
     public struct Position: Sendable, Equatable {
+        /// The member on the way.
         public var userId: String
+        /// Where their phone last reported them.
         public var coordinate: Coordinate
+        /// Straight-line metres to the meeting's place, rounded.
         public var distanceMeters: Int
+        /// Smoothed seconds until they arrive, rounded; 0 once they have arrived.
         public var etaSeconds: Int
+        /// When the server received the position this is made from (its clock).
         public var updatedAt: Date
     }
 
     /// A member's sharing that ended by itself (see ``expire(at:)``).
     public struct Ended: Sendable, Equatable {
+        /// The meeting they were on the way to.
         public var meetingId: String
+        /// The member whose sharing ended.
         public var userId: String
     }
 
@@ -35,6 +42,7 @@ public struct OnTheWayBoard: Sendable {
         var sharers: [String: Sharer] = [:]
     }
 
+    /// The sharing window, grace periods, rate limit and ETA settings the board applies.
     public let policy: LocationSharingPolicy
     private var meetings: [String: Meeting] = [:]
     /// Connections that ended in the last ``inFlight`` seconds, and when: a position that was

@@ -4,6 +4,7 @@ import Foundation
 /// (`/app/meetings.{id}.location`, docs/chat.md "Members on the way"): where, how sure, and,
 /// when the phone knows them, which way and how fast. Kept in memory only, never stored.
 public struct PositionFix: Sendable, Equatable {
+    /// Where the phone is (latitude and longitude, checked like `PUT /me/location`).
     public var coordinate: Coordinate
     /// The radius of the phone's confidence circle, in metres.
     public var accuracy: Double
