@@ -14,6 +14,7 @@ public struct ChatPushRetention: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// A sweeper on `database` that judges a push's age by `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

@@ -14,32 +14,47 @@ public struct Device: Codable, Sendable, Equatable, FetchableRecord, Persistable
         case sandbox, production
     }
 
+    /// The server's id for the device, which the app names to unregister it (`DELETE /devices/{id}`).
     public var id: String
+    /// The user whose notifications it receives.
     public var userId: String
+    /// Which push service delivers to it.
     public var pushService: PushService
+    /// The push token the service issued to the app; unique per service.
     public var token: String
     /// The language the device shows its notifications in (`en`, `uk-UA`).
     public var locale: String
+    /// The app's version as the app reported it (at most 64 characters); nil when it did not say.
     public var appVersion: String?
+    /// Which APNs host its token belongs to.
     public var environment: Environment
+    /// When it was first registered.
     public var createdAt: Date
+    /// When it was last registered again (or first registered).
     public var updatedAt: Date
     /// When the push service refused the token for good; such a device gets no more pushes.
     public var disabledAt: Date?
     /// The push service's reason (`Unregistered`, `UNREGISTERED`...).
     public var disabledReason: String?
 
+    /// The `device` table.
     public static let databaseTableName = "device"
 }
 
 /// What a client sends to register a device (`POST /devices`).
 public struct DeviceRegistration: Sendable, Equatable {
+    /// `apns` or `fcm`; anything else is refused.
     public var pushService: String
+    /// The push token; blanks around it are trimmed, none inside, at most 4096 bytes.
     public var token: String
+    /// A language tag (`en`, `uk-UA`): the language of its notifications.
     public var locale: String
+    /// The app's version, at most 64 characters; optional.
     public var appVersion: String?
+    /// `sandbox` or `production` (the default when nil); FCM devices are always `production`.
     public var environment: String?
 
+    /// A registration as the client sent it; ``DeviceService/register(_:for:)`` checks it.
     public init(pushService: String, token: String, locale: String, appVersion: String? = nil, environment: String? = nil) {
         self.pushService = pushService
         self.token = token

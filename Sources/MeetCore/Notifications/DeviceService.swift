@@ -9,6 +9,7 @@ public struct DeviceService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// A service on `database` that dates registrations with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

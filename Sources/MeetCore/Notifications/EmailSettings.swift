@@ -7,6 +7,7 @@ public struct EmailSettings: Codable, Sendable, Equatable {
     /// A meeting they belong to moves (its time or place changes) or is cancelled.
     public var meetingChanges: Bool
 
+    /// Settings with the given topics on; every topic is on by default.
     public init(invitations: Bool = true, meetingChanges: Bool = true) {
         self.invitations = invitations
         self.meetingChanges = meetingChanges

@@ -8,6 +8,7 @@ public struct InboxNotification: Codable, Sendable, Equatable, FetchableRecord, 
     public var seq: Int64?
     /// The notification's id, carried by every push of it, so that the app can drop a repeat.
     public var id: String
+    /// The user whose inbox it is in; only they see it.
     public var userId: String
     /// The event it tells of (`invitation.sent`); the key of its localized text.
     public var kind: String
@@ -19,11 +20,15 @@ public struct InboxNotification: Codable, Sendable, Equatable, FetchableRecord, 
     public var thread: String
     /// The named values of its localized title and body.
     public var arguments: [String: String]
+    /// When it was made; a chat push takes the time its message was sent.
     public var createdAt: Date
+    /// When its user marked it read; nil while unread.
     public var readAt: Date?
 
+    /// The `notification` table.
     public static let databaseTableName = "notification"
 
+    /// Keeps the inbox position SQLite gave the new row as ``seq``.
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         seq = inserted.rowID
     }
@@ -33,6 +38,7 @@ public struct InboxNotification: Codable, Sendable, Equatable, FetchableRecord, 
     public var titleKey: String {
         kind == ChatPushes.kind && (Int(arguments["count"] ?? "") ?? 1) > 1 ? "notification.chat.messages.title" : "notification.\(kind).title"
     }
+    /// The localization key of its body: `notification.<kind>.body`.
     public var bodyKey: String { "notification.\(kind).body" }
 
     /// A newer push with the same key replaces this one on the phone (`apns-collapse-id`, FCM
@@ -44,9 +50,12 @@ public struct InboxNotification: Codable, Sendable, Equatable, FetchableRecord, 
 
 /// Where a notification opens in the app.
 public enum Deeplink {
+    /// A meeting's page (`meetup://meetings/{id}`).
     public static func meeting(_ id: String) -> String { "meetup://meetings/\(id)" }
+    /// A meeting's chat room, named by the meeting's id (`meetup://chat/{id}`).
     public static func chat(_ id: String) -> String { "meetup://chat/\(id)" }
     /// A direct conversation, named by the other member (the reader knows who they are).
     public static func direct(_ peerId: String) -> String { "meetup://direct/\(peerId)" }
+    /// The list of friend requests waiting for the user.
     public static let friendRequests = "meetup://friends/requests"
 }

@@ -5,11 +5,13 @@ import GRDB
 public struct InboxService: Sendable {
     /// The most entries one page holds, and how many ids one read request may name.
     public static let maximumLimit = 100
+    /// The most notification ids one mark-read request may name.
     public static let maximumReadIds = 500
 
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// A service on `database` that dates read marks with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

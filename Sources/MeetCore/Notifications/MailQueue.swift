@@ -72,9 +72,11 @@ public struct MailQueue: Sendable {
 
 /// One claimed mail with what it is made of.
 public struct MailDelivery: Sendable {
+    /// The row id of its `mailJob`, for recording the outcome.
     public var jobId: Int64
     /// Attempts started so far, this one included.
     public var attempts: Int
+    /// The notification the mail tells of.
     public var notification: InboxNotification
     /// Whom it goes to: their address, language and name.
     public var recipient: User

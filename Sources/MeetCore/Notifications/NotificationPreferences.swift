@@ -5,10 +5,12 @@ import GRDB
 public struct QuietHours: Codable, Sendable, Equatable {
     /// Local times `HH:mm`; an end before the start runs past midnight (`22:00`–`07:00`).
     public var start: String
+    /// Local time `HH:mm` when they end; it may not equal the start.
     public var end: String
     /// An IANA time zone (`Europe/Kyiv`).
     public var timeZone: String
 
+    /// Quiet hours as the client sent them; they are checked when saved.
     public init(start: String, end: String, timeZone: String) {
         self.start = start
         self.end = end
@@ -59,6 +61,7 @@ public struct NotificationPreferences: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
 
+    /// Preferences on `database` that date mutes with `now`.
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
         self.now = now

@@ -8,7 +8,9 @@ import Foundation
 public struct APNsSigningKey: Sendable {
     /// The key's raw scalar: the key type itself is not `Sendable`.
     let key: Data
+    /// The key's id as Apple issued it (the token's `kid`).
     public let keyId: String
+    /// The Apple developer team the key belongs to (the token's `iss`).
     public let teamId: String
 
     /// Reads the PEM text of a `.p8` file.
@@ -32,7 +34,9 @@ public struct APNsSigningKey: Sendable {
 /// An FCM service account (the JSON file the Firebase console hands out): what is needed to
 /// obtain OAuth2 access tokens with a self-signed RS256 JWT (RFC 7523).
 public struct FCMServiceAccount: Sendable {
+    /// The Firebase project pushes are sent through (`project_id`).
     public let projectId: String
+    /// The service account's address, the issuer of its assertions (`client_email`).
     public let clientEmail: String
     /// Where access tokens are obtained.
     public let tokenURI: String

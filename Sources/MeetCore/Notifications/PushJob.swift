@@ -4,6 +4,7 @@ import GRDB
 /// One push of one notification to one device: the outbox row the dispatcher claims,
 /// delivers and records the outcome of.
 public struct PushJob: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+    /// Where a job is in its life.
     public enum State: String, Codable, Sendable, CaseIterable {
         /// Waiting until `dueAt`.
         case pending
@@ -16,17 +17,23 @@ public struct PushJob: Codable, Sendable, Equatable, FetchableRecord, Persistabl
         case dead
     }
 
+    /// The row id; nil until the job is stored.
     public var id: Int64?
+    /// The ``InboxNotification`` it pushes.
     public var notificationId: String
+    /// The ``Device`` it pushes to.
     public var deviceId: String
+    /// Whether it waits, is being sent, was delivered or was given up.
     public var state: State
     /// Attempts started so far, including one in progress.
     public var attempts: Int
     /// Seconds since 1970 when it may be tried (again).
     public var dueAt: Double
+    /// Seconds since 1970 of its last change.
     public var updatedAt: Double
     /// Why the last attempt failed.
     public var lastError: String?
 
+    /// The `pushJob` table.
     public static let databaseTableName = "pushJob"
 }

@@ -10,6 +10,8 @@ public struct PushPayloads: Sendable {
     /// How long the push services keep trying to reach a phone that is offline.
     let timeToLive: TimeInterval
 
+    /// Payloads localized by `localizer` for the app `apnsTopic` (its bundle id); the push services
+    /// keep trying to reach an offline phone for `timeToLive` seconds (a day by default).
     public init(localizer: Localizer, apnsTopic: String, timeToLive: TimeInterval = 24 * 3600) {
         self.localizer = localizer
         self.apnsTopic = apnsTopic

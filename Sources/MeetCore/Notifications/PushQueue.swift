@@ -9,6 +9,7 @@ public struct PushQueue: Sendable {
     let retry: PushRetryPolicy
     let now: @Sendable () -> Date
 
+    /// A queue on `database` that spaces failed attempts by `retry` and dates its changes with `now`.
     public init(database: AppDatabase, retry: PushRetryPolicy = PushRetryPolicy(), now: @escaping @Sendable () -> Date) {
         self.database = database
         self.retry = retry
@@ -135,8 +136,11 @@ public struct PushQueue: Sendable {
 
 /// One claimed job with what its push is made of.
 public struct PushDelivery: Sendable {
+    /// The job, already counted as one more attempt and marked `sending`.
     public var job: PushJob
+    /// The notification to push; a chat one carries the text of what is unread in its room now.
     public var notification: InboxNotification
+    /// The device it goes to.
     public var device: Device
     /// The user's unread count when the job was claimed.
     public var badge: Int
@@ -164,8 +168,10 @@ public struct PushRetryPolicy: Sendable {
     public var maximumAttempts: Int
     /// The delay after the first failure; it doubles with each further one, up to `maximumDelay`.
     public var baseDelay: TimeInterval
+    /// The longest wait between two attempts, in seconds.
     public var maximumDelay: TimeInterval
 
+    /// The defaults: 8 attempts, a first delay of 2 seconds, waits of an hour at most.
     public init(maximumAttempts: Int = 8, baseDelay: TimeInterval = 2, maximumDelay: TimeInterval = 3600) {
         self.maximumAttempts = maximumAttempts
         self.baseDelay = baseDelay
