@@ -10,8 +10,11 @@ import NIOCore
 public struct StompCatchUp: Sendable {
     /// A missed message and its position in the destination's order.
     public struct Message: Sendable {
+        /// The MESSAGE headers the application adds (its position header among them).
         public var headers: StompHeaders
+        /// As it would have been published.
         public var body: ByteBuffer
+        /// Its place in the destination's order (a chat room's `seq`).
         public var position: Int64
 
         /// Creates a missed message.

@@ -174,6 +174,26 @@ struct ConventionsLint {
         }
     }
 
+    // MARK: Documentation
+
+    /// Public declarations without a `///` line above them (attributes may stand between):
+    /// the library modules document every one. Protocol witnesses that only restate their
+    /// protocol (operators, a channel handler's `InboundIn`) need none.
+    static func undocumentedDeclarations(in text: String, file: String) -> [String] {
+        let lines = text.components(separatedBy: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let declaration = #"^public (?:(?:static|final|mutating|convenience|nonisolated|indirect|private\(set\)) )*(?:func|var|let|struct|enum|class|init|case|protocol|typealias|actor)\b"#
+        let witness = #"^public (?:static )?func [^\w\s(]|typealias (?:Inbound|Outbound)(?:In|Out)\b"#
+        return lines.indices.compactMap { index in
+            let line = lines[index]
+            guard line.range(of: declaration, options: .regularExpression) != nil,
+                  line.range(of: witness, options: .regularExpression) == nil else { return nil }
+            guard let above = lines[..<index].lastIndex(where: { !$0.hasPrefix("@") }), lines[above].hasPrefix("///") else {
+                return "\(file):\(index + 1): `\(line.prefix(80))` has no /// comment: say in a line what it is or why"
+            }
+            return nil
+        }
+    }
+
     // MARK: Matching
 
     struct Match {

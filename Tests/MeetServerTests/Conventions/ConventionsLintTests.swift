@@ -24,6 +24,13 @@ struct ConventionsLintTests {
         #expect(findings == [], "\(findings.joined(separator: "\n"))")
     }
 
+    @Test func theLibrariesDocumentEveryPublicDeclaration() throws {
+        let libraries = ["Sources/MeetCore/", "Sources/Stomp/", "Sources/WebSocket/"]
+        let findings = try lint.swiftSources().filter { source in libraries.contains { source.path.hasPrefix($0) } }
+            .flatMap { ConventionsLint.undocumentedDeclarations(in: $0.text, file: $0.path) }
+        #expect(findings == [], "\(findings.joined(separator: "\n"))")
+    }
+
     @Test func everyProblemCodeIsWellFormedAndListed() throws {
         let uses = try lint.swiftSources().flatMap { ConventionsLint.codeUses(in: $0.text, file: $0.path) }
         let byCode = Dictionary(grouping: uses, by: \.code)
@@ -60,6 +67,17 @@ struct ConventionsLintTests {
     /// The readers catch what they exist for, so that the checks above can fail.
     @Test func readersCatchTheBreakingExamples() {
         let names = "let userID = row.rowID; let ids: [UUID] = []; struct ChatRoomID {}"
+        let declarations = """
+            /// Documented.
+            public struct A {}
+            @discardableResult
+            public func b() -> Int { 1 }
+            /// Documented, under its attribute.
+            @inlinable
+            public func c() {}
+            public static func == (l: A, r: A) -> Bool { true }
+            """
+        #expect(ConventionsLint.undocumentedDeclarations(in: declarations, file: "D.swift").map { $0.prefix(12) } == ["D.swift:4: `"])
         let found = ConventionsLint.uppercaseIds(in: names, file: "N.swift")
         #expect(found.count == 2 && found[0].contains("`userID`: write `userId`") && found[1].contains("`ChatRoomID`: write `ChatRoomId`"))
 
