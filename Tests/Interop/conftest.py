@@ -47,6 +47,15 @@ class Server:
             [binary, "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--data-dir", self.data, *flags],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        try:
+            self._wait_until_listening()
+        except RuntimeError:
+            # The fixture never learns of a server that did not start: its data goes here.
+            if data is None:
+                shutil.rmtree(self.data, ignore_errors=True)
+            raise
+
+    def _wait_until_listening(self):
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
