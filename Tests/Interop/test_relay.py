@@ -297,18 +297,22 @@ def test_a_node_cut_off_from_rabbitmq_notices_the_silence_and_connects_anew(meet
         def heard():
             return [json.loads(f.body)["clientMessageId"] for f in on_b.messages()]
 
-        say("before")
-        wait_until(lambda: "before" in heard(), "the direct message before the partition")
+        def say_until_heard(tag, what):
+            """One message a second until b hears one: direct messages cross nodes at most once,
+            so those sent before b's relay subscription is in place (or while its link is dead)
+            are lost to it, and the app resumes with since-seq."""
+            deadline = time.monotonic() + RELAY_WAIT
+            number = 0
+            while not any(client_id.startswith(tag) for client_id in heard()):
+                assert time.monotonic() < deadline, f"timed out waiting for {what}"
+                say(f"{tag}{number}")
+                number += 1
+                time.sleep(1)
+            return number
+
+        say_until_heard("before", "b to hear a direct message before the partition")
         partition.cut()
-        # One message a second until b hears again: the ones sent while its link was dead are
-        # lost to it (direct messages cross nodes at most once; the app resumes with since-seq).
-        deadline = time.monotonic() + RELAY_WAIT
-        number = 0
-        while not any(client_id.startswith("after") for client_id in heard()):
-            assert time.monotonic() < deadline, "b never heard from the relay again after the partition"
-            say(f"after{number}")
-            number += 1
-            time.sleep(1)
+        number = say_until_heard("after", "b to hear from the relay again after the partition")
         last = f"after{number}"
         say(last)
         wait_until(lambda: last in heard(), "a direct message once b had connected anew")
