@@ -212,6 +212,31 @@ public final class ChatService: Sendable {
         }
     }
 
+    /// The last position in `userId`'s direct inbox (0 when empty): where a node's delivery to
+    /// that user's sessions starts when their first session subscribes.
+    public func lastInboxPosition(of userId: String) throws -> Int64 {
+        try database.reader.read { db in
+            try Int64.fetchOne(db, sql: "SELECT max(position) FROM directInbox WHERE userId = ?", arguments: [userId]) ?? 0
+        }
+    }
+
+    /// The users whose direct conversations took a message at or after `since`, with their
+    /// inbox's last position: the inboxes a relay compares with what it delivered.
+    public func inboxesActive(since: Date) async throws -> [(userId: String, lastPosition: Int64)] {
+        try await database.reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT userId, max(position) AS lastPosition FROM directInbox
+                 WHERE userId IN (
+                    SELECT conversation.userA FROM directConversation AS conversation
+                      JOIN chatRoom ON chatRoom.id = conversation.roomId WHERE chatRoom.lastMessageAt >= :since
+                    UNION
+                    SELECT conversation.userB FROM directConversation AS conversation
+                      JOIN chatRoom ON chatRoom.id = conversation.roomId WHERE chatRoom.lastMessageAt >= :since)
+                 GROUP BY userId
+                """, arguments: ["since": since.timeIntervalSince1970]).map { ($0["userId"], $0["lastPosition"]) }
+        }
+    }
+
     /// Refuses anyone but the organizer and members, answering a private meeting's outsiders
     /// exactly like an unknown meeting.
     static func requireMember(_ userId: String, of meetingId: String, in db: Database) throws {

@@ -113,7 +113,7 @@ struct ChatRoomApplication: StompApplication {
                 continue
             }
             guard let body = try? ChatMessageBody(message, linkBase: linkBase).json() else { continue }
-            broker.publish(to: "/topic/meetings.\(meetingId).chat", headers: headers(of: message), body: body)
+            broker.publish(to: MeetingTopic(meetingId: meetingId, room: .chat).destination, headers: headers(of: message), body: body)
         }
     }
 

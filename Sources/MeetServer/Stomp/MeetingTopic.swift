@@ -10,6 +10,14 @@ struct MeetingTopic: Equatable {
     var meetingId: String
     var room: Room
 
+    /// The destination subscribers name (`/topic/meetings.{id}.chat`).
+    var destination: String { Self.prefix + meetingId + "." + room.rawValue }
+
+    init(meetingId: String, room: Room) {
+        self.meetingId = meetingId
+        self.room = room
+    }
+
     /// The topic `destination` names, or nil when it is no meeting room.
     init?(destination: String) {
         guard destination.hasPrefix(Self.prefix) else { return nil }
