@@ -12,14 +12,15 @@ library only.
 """
 import concurrent.futures
 import datetime
-import glob
 import json
 import os
-import re
 import sys
 import urllib.error
 import urllib.request
 import uuid
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Tests", "Interop"))
+from mail_reading import mailed_token  # noqa: E402  (the tests' one reader of mailed tokens)
 
 PASSWORD = "load generator password"
 
@@ -42,23 +43,11 @@ def request(base: str, method: str, path: str, body=None, token: str | None = No
     return answer
 
 
-def mailed_token(data: str, email: str) -> str:
-    pattern = re.compile(r"https?://[^/\s]+/auth/confirm\?token=(\S+)")
-    for path in glob.glob(os.path.join(data, "maildrop", "*.eml")):
-        with open(path, encoding="utf-8", newline="") as f:
-            text = f.read()
-        if f"\r\nTo: {email}\r\n" in text:
-            match = pattern.search(text)
-            if match:
-                return match.group(1)
-    raise SystemExit(f"no confirmation mail to {email} in {data}/maildrop")
-
-
 def sign_in(base: str, data: str, n: int) -> dict:
     """A new confirmed user with a bearer token: {"id", "token"}."""
     email = f"load-{n}-{uuid.uuid4().hex[:8]}@example.org"
     request(base, "POST", "/api/v1/auth/register", {"email": email, "password": PASSWORD, "displayName": f"Load {n}"})
-    request(base, "POST", "/api/v1/auth/confirm", {"token": mailed_token(data, email)})
+    request(base, "POST", "/api/v1/auth/confirm", {"token": mailed_token(data, email, "confirm")})
     login = request(base, "POST", "/api/v1/auth/login", {"email": email, "password": PASSWORD})
     return {"id": login["user"]["id"], "token": login["accessToken"]}
 

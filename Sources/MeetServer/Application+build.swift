@@ -134,9 +134,6 @@ struct AppServices {
             ?? MaildropMailer(directory: URL(fileURLWithPath: configuration.maildropPath), now: configuration.now)
         accounts = AccountService(
             database: database,
-            mailer: mailer,
-            localizer: localizer,
-            links: AppLinks(base: configuration.linkBase),
             hasher: PasswordHasher(parameters: configuration.passwordHashing),
             mailThrottle: configuration.mailThrottle,
             mailHeldBack: MailMetrics(registry: configuration.metricsRegistry).count,

@@ -1,8 +1,6 @@
 """Starts the real meetupd binary on a free loopback port with a fresh data directory."""
-import glob
 import json
 import os
-import re
 import socket
 import shutil
 import subprocess
@@ -13,6 +11,8 @@ import urllib.request
 import uuid
 
 import pytest
+
+import mail_reading
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -96,14 +96,7 @@ class Server:
 
     def mailed_token(self, email: str, action: str) -> str:
         """The token in the newest mail to `email` whose link is for `action` (confirm, reset)."""
-        pattern = re.compile(r"https?://[^/\s]+/auth/" + action + r"\?token=(\S+)")
-        for path in sorted(glob.glob(os.path.join(self.data, "maildrop", "*.eml")), reverse=True):
-            with open(path, encoding="utf-8", newline="") as f:
-                text = f.read()
-            match = pattern.search(text)
-            if match and f"\r\nTo: {email}\r\n" in text:
-                return match.group(1)
-        raise AssertionError(f"no {action} mail to {email}")
+        return mail_reading.mailed_token(self.data, email, action)
 
     def register_user(self, email: str | None = None, password: str = "correct horse battery",
                       display_name: str = "Test User") -> dict:

@@ -1,14 +1,14 @@
 """A real SMTP server (aiosmtpd) on a free loopback port for the mail tests: it keeps every
 message it accepts, can answer the next DATA commands with a temporary refusal (451), and
 waits for mails with a deadline."""
-import email
-import email.policy
 import socket
 import threading
 import time
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
+
+import mail_reading
 
 WAIT = 20  # seconds a mail may take on a loaded machine; never a timing assertion
 USER, PASSWORD = "meetupd", "s3cret-пароль"
@@ -55,7 +55,8 @@ class Mailbox:
 
 
 def parse(envelope):
-    return email.message_from_bytes(envelope.content, policy=email.policy.default)
+    """The message an envelope carries (``mail_reading.parse``)."""
+    return mail_reading.parse(envelope.content)
 
 
 def free_port():
@@ -64,8 +65,8 @@ def free_port():
         return s.getsockname()[1]
 
 
-def smtp_server(auth=True, **options):
-    """A started server and its mailbox; stop it with `controller.stop()`."""
+def smtp_server(auth=True, port=None, **options):
+    """A started server (on `port`, else a free one) and its mailbox; stop it with `controller.stop()`."""
     mailbox = Mailbox()
 
     def authenticate(server, session, envelope, mechanism, auth_data):
@@ -74,6 +75,6 @@ def smtp_server(auth=True, **options):
 
     if auth:
         options |= {"authenticator": authenticate, "auth_required": True}
-    controller = Controller(mailbox, hostname="127.0.0.1", port=free_port(), **options)
+    controller = Controller(mailbox, hostname="127.0.0.1", port=port or free_port(), **options)
     controller.start()
     return controller, mailbox

@@ -1,19 +1,14 @@
 """Issue 19, mail floods: account mails are limited per address mailed and per client address,
 answered as success where an answer would tell whether an account exists, counted in
 /metrics, and kept in SQLite so that a restart does not reset them."""
-import glob
-import os
 import re
 import uuid
 
+from mail_reading import maildrop
+
 
 def _mails_to(server, email: str) -> int:
-    count = 0
-    for path in glob.glob(os.path.join(server.data, "maildrop", "*.eml")):
-        with open(path, encoding="utf-8", newline="") as f:
-            if f"\r\nTo: {email}\r\n" in f.read():
-                count += 1
-    return count
+    return len(maildrop(server.data, to=email))
 
 
 def _held_back(server, limit: str) -> float:

@@ -1,7 +1,6 @@
 """Remote configuration, promos and shared links driven as operators and clients do: the admin
 CLI as a separate process on the running server's data directory, REST over loopback, the JSON
 Schema checked by an independent validator, and the link page in headless Chromium."""
-import glob
 import json
 import os
 import shutil
@@ -12,6 +11,7 @@ import urllib.request
 import jsonschema
 import pytest
 
+from mail_reading import html_of, maildrop, text_of
 from meetings_support import create_meeting, get_text
 
 BINARY = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
@@ -286,6 +286,6 @@ def test_account_mails_carry_the_https_link_on_the_public_address(meetupd):
     server = meetupd("--public-url", "https://meetup.example.org")
     user = server.register_user(email="mailed@example.org")
     assert user["token"]
-    texts = [open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(server.data, "maildrop", "*.eml"))]
+    texts = [text_of(m) + html_of(m) for m in maildrop(server.data)]
     assert texts and all("https://meetup.example.org/auth/confirm?token=" in t for t in texts)
     assert not any("meetup://" in t for t in texts)

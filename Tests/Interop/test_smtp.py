@@ -13,6 +13,7 @@ import uuid
 import pytest
 
 from push_fakes import Credentials
+from mail_reading import token_in
 from smtp_support import PASSWORD, USER, parse, smtp_server
 
 
@@ -29,8 +30,7 @@ def confirmation(envelope, address):
     assert envelope.mail_from == "no-reply@meetupd.local" and envelope.rcpt_tos == [address]
     message = parse(envelope)
     assert message["To"] == address
-    token = re.search(r"/auth/confirm\?token=(\S+)", message.get_content()).group(1)
-    return message, token
+    return message, token_in(message, "confirm")
 
 
 # Plain-text AUTH is the operator's choice here (a relay on the same host); aiosmtpd warns.

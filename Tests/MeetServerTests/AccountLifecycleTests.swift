@@ -15,15 +15,16 @@ struct AccountLifecycleTests {
             #expect(registered.json["emailConfirmed"] as? Bool == false)
             #expect(registered.json["password"] == nil && registered.json["passwordHash"] == nil)
 
-            let mail = try #require(try server.mails(to: email).last)
-            #expect(mail.contains("Content-Type: text/plain; charset=utf-8\r\n"))
-            #expect(mail.contains("\r\nMessage-ID: <"))
+            let mail = try #require(try await server.mails(to: email).last)
+            #expect(mail.headers["content-type"]?.hasPrefix("multipart/alternative;") == true)
+            #expect(mail.headers["message-id"]?.hasPrefix("<") == true)
+            #expect(mail.text.contains("/auth/confirm?token=") && mail.html?.contains("/auth/confirm?token=") == true)
 
             let unconfirmed = try await server.send(.post, "/api/v1/auth/login", json: ["email": email, "password": "correct horse battery"])
             #expect(unconfirmed.status == 403)
             #expect(unconfirmed.string("code") == "auth.emailNotConfirmed")
 
-            let token = try #require(try server.mailedToken(to: email, action: "confirm"))
+            let token = try await server.mailedToken(to: email, action: "confirm")
             let confirmed = try await server.send(.post, "/api/v1/auth/confirm", json: ["token": token])
             #expect(confirmed.status == 200)
             #expect(confirmed.json["emailConfirmed"] as? Bool == true)
@@ -68,7 +69,7 @@ struct AccountLifecycleTests {
 
             let forgot = try await server.send(.post, "/api/v1/auth/password/forgot", json: ["email": user.email])
             #expect(forgot.status == 202)
-            let resetToken = try #require(try server.mailedToken(to: user.email, action: "reset"))
+            let resetToken = try await server.mailedToken(to: user.email, action: "reset")
 
             let reset = try await server.send(.post, "/api/v1/auth/password/reset", json: ["token": resetToken, "newPassword": "a brand new secret"])
             #expect(reset.status == 204)
@@ -90,7 +91,7 @@ struct AccountLifecycleTests {
             let unknown = try await server.send(.post, "/api/v1/auth/password/forgot", json: ["email": "nobody@example.org"])
             #expect(unknown.status == 202)
             #expect(unknown.text.isEmpty)
-            #expect(try server.mails(to: "nobody@example.org").isEmpty)
+            #expect(try await server.mails(to: "nobody@example.org", atLeast: 0).isEmpty)
         }
     }
 }

@@ -31,8 +31,6 @@ public struct AccountService: Sendable {
     static let lastUsedResolution: TimeInterval = 60
 
     let database: AppDatabase
-    let mailer: any Mailer
-    let mails: AccountMails
     let hasher: PasswordHasher
     let throttle: LoginThrottle
     let mailThrottle: MailThrottle
@@ -43,12 +41,9 @@ public struct AccountService: Sendable {
     /// Told whenever sign-ins end (logout, password reset), so that open STOMP sessions close too.
     public let liveSessions = LiveSessions()
 
-    /// Makes the service; `now` dates sessions, tokens and mails.
+    /// Makes the service; `now` dates sessions, tokens and queued mails (the mail dispatcher sends them).
     public init(
         database: AppDatabase,
-        mailer: any Mailer,
-        localizer: any Localizing,
-        links: AppLinks,
         hasher: PasswordHasher = .init(),
         throttle: LoginThrottle = .init(),
         mailThrottle: MailThrottle = .init(),
@@ -56,8 +51,6 @@ public struct AccountService: Sendable {
         now: @escaping @Sendable () -> Date
     ) {
         self.database = database
-        self.mailer = mailer
-        self.mails = AccountMails(localizer: localizer, links: links)
         self.hasher = hasher
         self.throttle = throttle
         self.mailThrottle = mailThrottle
@@ -65,14 +58,13 @@ public struct AccountService: Sendable {
         self.now = now
     }
 
-    /// Creates an unconfirmed account and mails the confirmation token, unless the mail
-    /// throttle holds it back: over the limit of the client's address (`clientAddress`) the
+    /// Creates an unconfirmed account and queues its confirmation mail (the mail dispatcher
+    /// sends it: the request never waits on a mail server), unless the mail throttle holds it back: over the limit of the client's address (`clientAddress`) the
     /// registration is refused with 429 `mail.tooMany`; over the limit of the address
     /// registered, the account is created without a mail (it can be asked for again later).
     public func register(email: String, password: String, displayName: String, locale: String, clientAddress: String?) async throws -> User {
         let form = try RegistrationForm(email: email, password: password, displayName: displayName, locale: locale)
         let passwordHash = try await hasher.hash(password)
-        let token = RandomToken.secret()
         let write = { @Sendable [now, mailThrottle] (db: Database) throws -> (User, MailThrottle.Refusal?) in
             let user = User(
                 id: RandomToken.id(), email: form.email, displayName: form.displayName, locale: form.locale,
@@ -82,9 +74,9 @@ public struct AccountService: Sendable {
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 throw MeetError("account.emailTaken", status: 409)
             }
-            try Self.issue(token, .confirmEmail, for: user.id, at: now(), in: db)
             let refusal = try mailThrottle.admit(to: user.email, from: clientAddress, at: now(), in: db)
             if let refusal, refusal.limit == .client { throw MailHeldBack(refusal: refusal) }  // no account either
+            if refusal == nil { try AccountMailOutbox.enqueue(.confirmEmail, to: user.id, at: now(), in: db) }
             return (user, refusal)
         }
         let user: User, refusal: MailThrottle.Refusal?
@@ -94,11 +86,7 @@ public struct AccountService: Sendable {
             mailHeldBack(heldBack.refusal)
             throw Self.tooManyMails(heldBack.refusal)
         }
-        if let refusal {
-            mailHeldBack(refusal)
-            return user
-        }
-        try await mailer.send(mails.confirmation(to: user, token: token))
+        if let refusal { mailHeldBack(refusal) }
         return user
     }
 

@@ -1,60 +1,56 @@
 import Foundation
 import GRDB
 
-/// The mail outbox as the mail dispatcher sees it: claims due mails, and records what became
-/// of each (sent mails leave the queue, failed ones come back after the retry policy's backoff,
+/// The mail outbox as the mail dispatcher sees it (notification and account mails): claims due
+/// mails, and records what became of each (sent mails leave the queue, failed ones come back after the retry policy's backoff,
 /// refused or exhausted ones stay `dead` with their reason). Every step is one transaction.
 public struct MailQueue: Sendable {
-    let database: AppDatabase
-    let retry: PushRetryPolicy
-    let now: @Sendable () -> Date
+    let jobs: OutboxJobs
 
     /// `retry` is the pushes' policy type: mails back off the same way.
     public init(database: AppDatabase, retry: PushRetryPolicy = PushRetryPolicy(), now: @escaping @Sendable () -> Date) {
-        self.database = database
-        self.retry = retry
-        self.now = now
+        jobs = OutboxJobs(table: "mailJob", database: database, retry: retry, now: now)
     }
 
     /// Puts back the mails a crash left claimed: they may or may not have left, so they go
     /// again (a repeated mail is the lesser harm than a lost one). Call it once, before the first claim.
     @discardableResult
     public func requeueInterrupted() async throws -> Int {
-        try await database.writer.write { [now] db in
-            try db.execute(sql: "UPDATE mailJob SET state = 'pending', updatedAt = ? WHERE state = 'sending'",
-                           arguments: [now().timeIntervalSince1970])
-            return db.changesCount
-        }
+        try await jobs.requeueInterrupted()
     }
 
     /// Claims up to `limit` due mails, oldest due first, counting the attempt; each with its
-    /// notification and recipient.
+    /// recipient and content. An account mail gets its fresh token here (``AccountMailOutbox``);
+    /// one that is not to go any more (address confirmed meanwhile, account banned) is dropped.
     public func claim(limit: Int) async throws -> [MailDelivery] {
-        try await database.writer.write { [now] db in
-            let time = now().timeIntervalSince1970
-            let rows = try Row.fetchAll(db, sql: """
-                UPDATE mailJob SET state = 'sending', attempts = attempts + 1, updatedAt = ?
-                WHERE id IN (SELECT id FROM mailJob WHERE state = 'pending' AND dueAt <= ? ORDER BY dueAt, id LIMIT ?)
-                RETURNING id, notificationId, attempts
-                """, arguments: [time, time, limit])
+        try await jobs.database.writer.write { [jobs] db in
+            let now = jobs.now()
+            let rows = try jobs.claimDue(limit: limit, returning: "id, notificationId, userId, purpose, attempts",
+                                         at: now.timeIntervalSince1970, in: db)
             return try rows.compactMap { row in
-                guard let notification = try InboxNotification.filter(Column("id") == row["notificationId"] as String).fetchOne(db),
+                let jobId: Int64 = row["id"], attempts: Int = row["attempts"]
+                if let purpose = (row["purpose"] as String?).flatMap(AccountTokenPurpose.init(rawValue:)) {
+                    guard let (recipient, mail) = try AccountMailOutbox.claimed(purpose, to: row["userId"], at: now, in: db) else {
+                        try db.execute(sql: "DELETE FROM mailJob WHERE id = ?", arguments: [jobId])
+                        return nil
+                    }
+                    return MailDelivery(jobId: jobId, attempts: attempts, recipient: recipient, content: .account(mail))
+                }
+                guard let notification = try InboxNotification.filter(Column("id") == row["notificationId"] as String?).fetchOne(db),
                       let recipient = try User.fetchOne(db, key: notification.userId) else { return nil }
-                return MailDelivery(jobId: row["id"], attempts: row["attempts"], notification: notification, recipient: recipient)
+                return MailDelivery(jobId: jobId, attempts: attempts, recipient: recipient, content: .notification(notification))
             }
         }
     }
 
     /// The earliest time a pending mail falls due, if any.
     public func nextDue() async throws -> Date? {
-        try await database.reader.read { db in
-            try Double.fetchOne(db, sql: "SELECT min(dueAt) FROM mailJob WHERE state = 'pending'").map(Date.init(timeIntervalSince1970:))
-        }
+        try await jobs.nextDue()
     }
 
     /// Records what became of one claimed mail.
     public func record(_ delivery: MailDelivery, _ outcome: MailOutcome) async throws {
-        try await database.writer.write { [now, retry] db in
+        try await jobs.database.writer.write { [now = jobs.now, retry = jobs.retry] db in
             let time = now().timeIntervalSince1970
             switch outcome {
             case .sent:
@@ -76,10 +72,18 @@ public struct MailDelivery: Sendable {
     public var jobId: Int64
     /// Attempts started so far, this one included.
     public var attempts: Int
-    /// The notification the mail tells of.
-    public var notification: InboxNotification
     /// Whom it goes to: their address, language and name.
     public var recipient: User
+    /// What the mail is.
+    public var content: Content
+
+    /// What a mail in the outbox is made from.
+    public enum Content: Sendable {
+        /// The mail of a notification (an invitation, a meeting moved or cancelled).
+        case notification(InboxNotification)
+        /// An account mail with the token it hands over.
+        case account(AccountMail)
+    }
 }
 
 /// What became of one attempt to send a mail.

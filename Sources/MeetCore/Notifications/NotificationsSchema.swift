@@ -102,5 +102,32 @@ enum NotificationsSchema {
             // The retention sweep (ChatPushRetention) looks for old chat pushes only.
             try db.execute(sql: "CREATE INDEX chatPushByAge ON notification(createdAt) WHERE kind = 'chat.message'")
         },
+        Migration(name: "456 account mails in mailJob") { db in
+            // An account mail (confirmation, reset) is a row naming its user and purpose, never
+            // its token: the token is made when the mail is sent (AccountMailOutbox). SQLite
+            // cannot relax a NOT NULL column, so the table is made again; through a copy rather
+            // than a RENAME, which would check every trigger against tables later areas create.
+            try db.execute(sql: "CREATE TEMP TABLE mailJobCopy AS SELECT * FROM mailJob; DROP TABLE mailJob")
+            try db.create(table: "mailJob") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("notificationId", .text).indexed().references("notification", column: "id", onDelete: .cascade)
+                t.column("userId", .text).indexed().references("user", column: "id", onDelete: .cascade)
+                t.column("purpose", .text).check { ["confirmEmail", "resetPassword"].contains($0) }
+                t.column("state", .text).notNull().check { ["pending", "sending", "dead"].contains($0) }
+                t.column("attempts", .integer).notNull().defaults(to: 0)
+                // Seconds since 1970: when the mail may be tried (again).
+                t.column("dueAt", .double).notNull()
+                t.column("updatedAt", .double).notNull()
+                t.column("lastError", .text)
+                // Either a notification's mail or an account mail, never both.
+                t.check(sql: "(notificationId IS NULL) = (userId IS NOT NULL AND purpose IS NOT NULL)")
+            }
+            try db.create(index: "mailJobDue", on: "mailJob", columns: ["state", "dueAt"])
+            try db.execute(sql: """
+                INSERT INTO mailJob (id, notificationId, state, attempts, dueAt, updatedAt, lastError)
+                SELECT id, notificationId, state, attempts, dueAt, updatedAt, lastError FROM mailJobCopy;
+                DROP TABLE mailJobCopy;
+                """)
+        },
     ]
 }

@@ -5,39 +5,26 @@ import GRDB
 /// became of each. Every step is one transaction, so a crash at any point leaves each job
 /// either still to do or done, never half-recorded.
 public struct PushQueue: Sendable {
-    let database: AppDatabase
-    let retry: PushRetryPolicy
-    let now: @Sendable () -> Date
+    let jobs: OutboxJobs
 
     /// A queue on `database` that spaces failed attempts by `retry` and dates its changes with `now`.
     public init(database: AppDatabase, retry: PushRetryPolicy = PushRetryPolicy(), now: @escaping @Sendable () -> Date) {
-        self.database = database
-        self.retry = retry
-        self.now = now
+        jobs = OutboxJobs(table: "pushJob", database: database, retry: retry, now: now)
     }
 
-    /// Puts back the jobs a crash left claimed (`sending`): their pushes may or may not have
-    /// left, so they go again, and the app drops a repeat by its notification id. Call it
-    /// once, before the first claim. Answers how many there were.
+    /// Puts back the jobs a crash left claimed (`sending`): their pushes go again, and the app
+    /// drops a repeat by its notification id. Call it once, before the first claim. Answers how many there were.
     @discardableResult
     public func requeueInterrupted() async throws -> Int {
-        try await database.writer.write { [now] db in
-            try PushJob.filter(Column("state") == PushJob.State.sending.rawValue)
-                .updateAll(db, Column("state").set(to: PushJob.State.pending.rawValue), Column("updatedAt").set(to: now().timeIntervalSince1970))
-        }
+        try await jobs.requeueInterrupted()
     }
 
     /// Claims up to `limit` due jobs, oldest due first, and counts the attempt; each comes
     /// with what its push is built from. A chat push gets the text of what is unread in its
     /// room now; one whose room has nothing unread left is dropped here.
     public func claim(limit: Int) async throws -> [PushDelivery] {
-        try await database.writer.write { [now] db in
-            let time = now().timeIntervalSince1970
-            let ids = try Int64.fetchAll(db, sql: """
-                UPDATE pushJob SET state = 'sending', attempts = attempts + 1, updatedAt = ?
-                WHERE id IN (SELECT id FROM pushJob WHERE state = 'pending' AND dueAt <= ? ORDER BY dueAt, id LIMIT ?)
-                RETURNING id
-                """, arguments: [time, time, limit])
+        try await jobs.database.writer.write { [jobs] db in
+            let ids = try jobs.claimDue(limit: limit, returning: "id", at: jobs.now().timeIntervalSince1970, in: db).map { $0[0] as Int64 }
             guard !ids.isEmpty else { return [] }
             var badges: [String: Int] = [:]
             var notifications: [String: InboxNotification?] = [:]
@@ -70,15 +57,12 @@ public struct PushQueue: Sendable {
 
     /// The earliest time a pending job falls due, if any.
     public func nextDue() async throws -> Date? {
-        try await database.reader.read { db in
-            try Double.fetchOne(db, sql: "SELECT min(dueAt) FROM pushJob WHERE state = 'pending'")
-                .map(Date.init(timeIntervalSince1970:))
-        }
+        try await jobs.nextDue()
     }
 
     /// Records the outcomes of one batch in one transaction.
     public func record(_ outcomes: [(job: PushJob, outcome: PushOutcome)]) async throws {
-        try await database.writer.write { [now, retry] db in
+        try await jobs.database.writer.write { [now = jobs.now, retry = jobs.retry] db in
             let time = now().timeIntervalSince1970
             for (job, outcome) in outcomes {
                 var job = job
@@ -124,10 +108,10 @@ public struct PushQueue: Sendable {
 
     /// How many jobs are in each state (for metrics and tests).
     public func counts() async throws -> [PushJob.State: Int] {
-        try await database.reader.read { db in
+        try await jobs.database.reader.read { db in
             var counts: [PushJob.State: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM pushJob GROUP BY state") {
-                if let state = PushJob.State(rawValue: row["state"]) { counts[state] = row["n"] }
+            for (name, count) in try OutboxJobs.counts(in: "pushJob", db) {
+                if let state = PushJob.State(rawValue: name) { counts[state] = count }
             }
             return counts
         }

@@ -3,7 +3,7 @@ import Logging
 import MeetCore
 import ServiceLifecycle
 
-/// Drains the mail outbox: claims due mails, renders each in its recipient's language, hands
+/// Drains the mail outbox (notification and account mails): claims due mails, renders each in its recipient's language, hands
 /// it to the configured mail transport (maildrop or SMTP) and records the outcome. A transient
 /// failure (the SMTP server away, a 4xx) comes back after the retry policy's backoff; a 5xx
 /// refusal, or the last attempt failing, leaves the mail `dead` with its reason.
@@ -15,7 +15,7 @@ struct MailDispatcher: Service {
 
     let queue: MailQueue
     let database: AppDatabase
-    let mails: NotificationMails
+    let mails: MailComposer
     let mailer: any Mailer
     let metrics: MailOutcomeMetrics
     let logger: Logger
@@ -60,13 +60,13 @@ struct MailDispatcher: Service {
     }
 }
 
-/// The dispatcher of notification mails through the services' mail transport; mails back off
+/// The dispatcher of all mails (notifications, confirmations, resets) through the services' mail transport; mails back off
 /// like pushes (`--push-retry-base`), for `--mail-max-attempts` attempts.
 func makeMailDispatcher(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) throws -> MailDispatcher {
     var mailLogger = logger
     mailLogger[metadataKey: "subsystem"] = "mail"
     let meetings = services.meetings
-    let mails = try NotificationMails(localizer: services.localizer, links: AppLinks(base: configuration.linkBase)) { id, viewerId in
+    let mails = try MailComposer(localizer: services.localizer, links: AppLinks(base: configuration.linkBase)) { id, viewerId in
         try? await meetings.meeting(id, viewer: viewerId)
     }
     var retry = configuration.push.retry

@@ -2,7 +2,8 @@ import MeetCore
 import Metrics
 import Prometheus
 
-/// `notification_mails_total{outcome}`: each attempt to send a notification mail, by what
+/// `notification_mails_total{outcome}`: each attempt to send a mail of the outbox (notification
+/// and account mails; the name predates the latter), by what
 /// became of it: `sent`, `failed` (transient, tried again until `--mail-max-attempts`) or
 /// `refused` (a 5xx, given up). A rising `failed` is an SMTP server in trouble.
 struct MailOutcomeMetrics: Sendable {

@@ -23,12 +23,9 @@ struct AdminOptions: ParsableArguments {
         ModerationService(database: try openDatabase(), now: Date.init)
     }
 
-    /// Account operations that mail, dropping mails where a server on the same directory does.
-    func accounts(linkBase: String) throws -> AccountService {
-        let directory = common.resolvedDataDirectory()
-        return AccountService(
-            database: try openDatabase(), mailer: MaildropMailer(directory: URL(fileURLWithPath: directory + "/maildrop"), now: Date.init),
-            localizer: try Localizer.bundled(), links: AppLinks(base: linkBase), now: Date.init)
+    /// Account operations; their mails wait in the database's outbox for the server to send.
+    func accounts() throws -> AccountService {
+        AccountService(database: try openDatabase(), now: Date.init)
     }
 
     /// The person at the terminal, as the audit log names them.

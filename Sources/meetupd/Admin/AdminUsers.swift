@@ -149,20 +149,13 @@ struct AdminUsers: AsyncParsableCommand {
     struct ResetPassword: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Mail a user a password-reset link, as if they had asked (no mail limit applies).",
-            discussion: "The link is built on the service's public address: give --public-url or MEETUPD_PUBLIC_URL as serve has it.")
+            discussion: "The mail is queued in the database; the server sends it (within a second when it runs), with its own public address in the link.")
         @Argument(help: "The user's id or e-mail address.") var user: String
-        @Option(help: "The address clients reach the service at, as for serve. [env: MEETUPD_PUBLIC_URL]") var publicUrl: String?
         @OptionGroup var admin: AdminOptions
 
         func run() async throws {
-            guard let text = CommonOptions.setting(publicUrl, "MEETUPD_PUBLIC_URL") else {
-                throw AdminFailure("Give --public-url (or MEETUPD_PUBLIC_URL): the mailed link is built on it.")
-            }
-            guard let base = ServerConfiguration.publicBaseURL(text) else {
-                throw ValidationError("The public URL must be an http or https address with a host and no query, not '\(text)'.")
-            }
             try await admin.perform {
-                let mailed = try await admin.accounts(linkBase: base).sendPasswordReset(to: user, by: admin.moderator)
+                let mailed = try await admin.accounts().sendPasswordReset(to: user, by: admin.moderator)
                 try admin.print(["mailed": mailed], table: .fields(["mailed": mailed]))
             }
         }

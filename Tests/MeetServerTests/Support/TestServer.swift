@@ -74,22 +74,41 @@ struct TestServer: Sendable {
         return TestReply(status: Int(response.status.code), headers: response.headers, text: String(buffer: response.body))
     }
 
-    /// The bodies of the mails sent to `address`, oldest first.
-    func mails(to address: String) throws -> [String] {
-        let maildrop = dataDirectory.appendingPathComponent("maildrop")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: maildrop.path)) ?? []
-        return try names.filter { $0.hasSuffix(".eml") }.sorted().compactMap { name in
-            let message = try String(contentsOf: maildrop.appendingPathComponent(name), encoding: .utf8)
-            return message.contains("\r\nTo: \(address)\r\n") ? message : nil
+    /// The mails sent to `address`, oldest first, once there are at least `count`: the mail
+    /// dispatcher sends them after the request that queued them has answered. Throws after 30 s.
+    func mails(to address: String, atLeast count: Int = 1) async throws -> [ReceivedMail] {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            let mails = try mailsSoFar(to: address)
+            if mails.count >= count { return mails }
+            guard ContinuousClock.now < deadline else { throw MailNotSent(address: address, what: "\(count) mails") }
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 
-    /// The token of the last mail to `address` whose link has `action` (`confirm`, `reset`).
-    func mailedToken(to address: String, action: String) throws -> String? {
-        let marker = "/auth/\(action)?token="
-        guard let mail = try mails(to: address).last(where: { $0.contains(marker) }),
-              let start = mail.range(of: marker)?.upperBound
-        else { return nil }
-        return String(mail[start...].prefix { !$0.isWhitespace })
+    /// The token of the last mail to `address` whose link has `action` (`confirm`, `reset`),
+    /// once it has been sent. Throws after 30 s.
+    func mailedToken(to address: String, action: String) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            if let token = try mailsSoFar(to: address).reversed().lazy.compactMap({ $0.token(for: action) }).first { return token }
+            guard ContinuousClock.now < deadline else { throw MailNotSent(address: address, what: "a \(action) mail") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
+
+    private func mailsSoFar(to address: String) throws -> [ReceivedMail] {
+        let maildrop = dataDirectory.appendingPathComponent("maildrop")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: maildrop.path)) ?? []
+        return try names.filter { $0.hasSuffix(".eml") }.sorted().compactMap { name in
+            let mail = ReceivedMail(raw: try String(contentsOf: maildrop.appendingPathComponent(name), encoding: .utf8))
+            return mail.headers["to"] == address ? mail : nil
+        }
+    }
+}
+
+/// No mail came within the deadline.
+struct MailNotSent: Error {
+    let address: String
+    let what: String
 }
