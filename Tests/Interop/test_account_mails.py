@@ -9,6 +9,7 @@ import sqlite3
 import time
 import uuid
 
+from admin_support import admin_json
 from mail_reading import html_of, text_of, token_in
 from smtp_support import WAIT, free_port, smtp_server
 
@@ -82,3 +83,26 @@ def test_account_mails_wait_out_an_smtp_outage_and_never_store_their_token(meetu
     finally:
         controller.stop()
 
+
+def test_a_dead_mail_is_counted_and_revived_by_the_operator_with_a_fresh_token(meetupd):
+    controller, mailbox = smtp_server(auth=False)
+    try:
+        server = meetupd("--mail-transport", "smtp", "--smtp-host", "127.0.0.1", "--smtp-port", str(controller.port),
+                         "--public-url", PUBLIC, "--mail-max-attempts", "1")
+        mailbox.refuse_next = 1  # one 451 is the last attempt: the mail dies
+        address = f"dan-{uuid.uuid4().hex[:8]}@example.org"
+        body = {"email": address, "password": "correct horse battery", "displayName": "Dan", "locale": "en"}
+        assert server.request("POST", "/api/v1/auth/register", body)[0] == 201
+        wait_until(lambda: rows(server, "SELECT state FROM mailJob") == [("dead",)], "the mail to die")
+        assert mailbox.refused == 1 and not mailbox.messages
+        assert admin_json(server, "notifications", "stats")["mails"] == {"pending": 0, "sending": 0, "dead": 1}
+        assert admin_json(server, "notifications", "retry-dead") == {"retried": 0}  # pushes: none dead
+        assert admin_json(server, "notifications", "retry-dead", "--mails") == {"retried": 1}
+        [mail] = mailbox.wait_for(address)
+        assert server.request("POST", "/api/v1/auth/confirm", {"token": token_in(mail, "confirm")})[0] == 200
+        wait_until(lambda: not rows(server, "SELECT id FROM mailJob"), "the revived mail to leave the outbox")
+        assert admin_json(server, "notifications", "stats")["mails"] == {"pending": 0, "sending": 0, "dead": 0}
+        entries = [e for e in admin_json(server, "audit", "list") if e["action"] == "notification.retryDead"]
+        assert [(e["targetType"], e["actor"]) for e in entries] == [("mailJob", "cli:tester"), ("pushJob", "cli:tester")]
+    finally:
+        controller.stop()

@@ -150,8 +150,12 @@ def test_stats_and_notifications(meetupd):
     conn.disconnect()
     conn2.disconnect()
     pushes = admin_json(server, "notifications", "stats")
+    mails = pushes.pop("mails")
     assert set(pushes) == {"pending", "sending", "delivered", "dead"} and all(isinstance(v, int) for v in pushes.values())
+    assert mails == {"pending": 0, "sending": 0, "dead": 0}  # the confirmation mail was sent
+    assert "mails dead" in admin(server, "notifications", "stats").stdout
     assert admin_json(server, "notifications", "retry-dead") == {"retried": 0}
+    assert admin_json(server, "notifications", "retry-dead", "--mails") == {"retried": 0}
     assert admin_json(server, "notifications", "purge", "--days", "7") == {"purged": 0}
     refused(server, "notifications", "purge", "--days", "0", code=64)
     server.stop()

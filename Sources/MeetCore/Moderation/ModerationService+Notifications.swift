@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Push deliveries by state, for `notifications stats`.
+/// Push deliveries by state, and the mail outbox's mails by state, for `notifications stats`.
 public struct PushDeliveryStats: Codable, Sendable, Equatable {
     /// Jobs waiting for their due time or for a sender.
     public var pending: Int
@@ -11,27 +11,49 @@ public struct PushDeliveryStats: Codable, Sendable, Equatable {
     public var delivered: Int
     /// Jobs given up on: out of attempts, or the device disabled (`retryDeadPushes` revives them).
     public var dead: Int
+    /// The mails (notification and account mails) still in the outbox.
+    public var mails: MailStats
+}
+
+/// The mail outbox by state. A sent mail leaves the outbox, so there is no count of those
+/// (`/metrics` counts attempts: `notification_mails_total`).
+public struct MailStats: Codable, Sendable, Equatable {
+    /// Mails waiting for their due time or for the dispatcher.
+    public var pending: Int
+    /// Mails the dispatcher is sending now.
+    public var sending: Int
+    /// Mails given up on: refused, or out of attempts (`retryDeadMails` revives them).
+    public var dead: Int
 }
 
 extension ModerationService {
-    /// How many push jobs are in each state.
+    /// How many push jobs and mails are in each state.
     public func pushStats() async throws -> PushDeliveryStats {
         try await database.reader.read { db in
-            let counts = try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT state, count(*) FROM pushJob GROUP BY state")
-                .map { (row: Row) -> (String, Int) in (row[0], row[1]) })
+            let pushes = try OutboxJobs.counts(in: "pushJob", db), mails = try OutboxJobs.counts(in: "mailJob", db)
             return PushDeliveryStats(
-                pending: counts["pending"] ?? 0, sending: counts["sending"] ?? 0, delivered: counts["delivered"] ?? 0, dead: counts["dead"] ?? 0)
+                pending: pushes["pending"] ?? 0, sending: pushes["sending"] ?? 0, delivered: pushes["delivered"] ?? 0, dead: pushes["dead"] ?? 0,
+                mails: MailStats(pending: mails["pending"] ?? 0, sending: mails["sending"] ?? 0, dead: mails["dead"] ?? 0))
         }
     }
 
     /// Makes every dead push job due again, with a fresh count of attempts; answers how many.
     public func retryDeadPushes(by moderator: Moderator) async throws -> Int {
+        try await reviveDead(in: "pushJob", by: moderator)
+    }
+
+    /// Makes every dead mail due again, with a fresh count of attempts; answers how many. An
+    /// account mail among them goes with a fresh token (its row never held one).
+    public func retryDeadMails(by moderator: Moderator) async throws -> Int {
+        try await reviveDead(in: "mailJob", by: moderator)
+    }
+
+    /// Revives the dead rows of an outbox table, with an audit line naming the table.
+    private func reviveDead(in table: String, by moderator: Moderator) async throws -> Int {
         let time = now()
         return try await database.writer.write { db in
-            try db.execute(sql: "UPDATE pushJob SET state = 'pending', attempts = 0, dueAt = ?, updatedAt = ? WHERE state = 'dead'",
-                           arguments: [time.timeIntervalSince1970, time.timeIntervalSince1970])
-            let count = db.changesCount
-            try AuditLog.record("notification.retryDead", targetType: "pushJob", targetId: "dead", by: moderator.name,
+            let count = try OutboxJobs.reviveDead(in: table, at: time.timeIntervalSince1970, db)
+            try AuditLog.record("notification.retryDead", targetType: table, targetId: "dead", by: moderator.name,
                                 detail: String(count), in: db, at: time)
             return count
         }
