@@ -56,8 +56,9 @@ int session_open(session *s) {
             return -1;
         }
     }
-    struct sockaddr_in target = { .sin_family = AF_INET, .sin_port = htons((uint16_t)opt.url.port) };
-    inet_pton(AF_INET, opt.url.host, &target.sin_addr);
+    const ws_url *url = &opt.urls[s->url];
+    struct sockaddr_in target = { .sin_family = AF_INET, .sin_port = htons((uint16_t)url->port) };
+    inet_pton(AF_INET, url->host, &target.sin_addr);
     s->started_ns = now_ns();
     s->phase = PHASE_TCP;
     handshaking++;
@@ -371,12 +372,13 @@ static int on_upgrade(session *s, const uint8_t *data, size_t size, size_t *used
 }
 
 static void send_upgrade(session *s) {
+    const ws_url *url = &opt.urls[s->url];
     char request[2048];
     int size = snprintf(request, sizeof request,
                         "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                         "Sec-WebSocket-Key: c3RvbXBsb2FkIGtleSAxMg==\r\nSec-WebSocket-Version: 13\r\n"
                         "Sec-WebSocket-Protocol: v12.stomp, v11.stomp, v10.stomp\r\n\r\n",
-                        opt.url.path, opt.url.host, opt.url.port);
+                        url->path, url->host, url->port);
     uint8_t *out = session_reserve(s, (size_t)size);
     memcpy(out, request, (size_t)size);
     s->phase = PHASE_UPGRADE;

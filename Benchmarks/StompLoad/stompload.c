@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 options opt = {
-    .url_text = "ws://127.0.0.1:8080/ws", .login = "guest", .passcode = "guest", .vhost = "/",
+    .login = "guest", .passcode = "guest", .vhost = "/",
     .scenario = "fanout", .label = "", .rooms = 1, .subscribers = 100, .publishers = 1,
     .subscribe_pattern = "/topic/sandbox.room{room}", .rate = 10000, .size = 100,
     .duration = 10, .warmup = 2, .drain = 2, .connect_timeout = 120, .sources = 1,
@@ -46,10 +46,11 @@ uint64_t now_ns(void) {
 static void usage_exit(const char *problem) {
     if (problem) fprintf(stderr, "stompload: %s\n", problem);
     fprintf(stderr,
-            "usage: stompload [--url ws://HOST:PORT/PATH] [--login L] [--passcode P] [--vhost V]\n"
+            "usage: stompload [--url ws://HOST:PORT/PATH ...] [--login L] [--passcode P] [--vhost V]\n"
             "         [--scenario fanout|fanin|idle|chat] [--label TEXT] [--rooms N] [--subscribers N] [--publishers N]\n"
             "         [--subscribe-pattern /topic/x.{room}] [--send-pattern D] [--rate DELIVERIES_PER_S] [--size BYTES]\n"
-            "         [--duration S] [--warmup S] [--drain S] [--connect-timeout S] [--broker-pid PID] [--json FILE]\n"
+            "         [--chat-body] [--duration S] [--warmup S] [--drain S] [--connect-timeout S] [--broker-pid PID ...]\n"
+            "         [--json FILE]\n"
             "         [--sources N] [--target N] [--connect-rate PER_S] [--handshakes N] [--heartbeat-ms MS]\n"
             "         [--tokens FILE] [--window N] [--chat-subscribe] [--latency-sample N] [--quiet]\n"
             "       stompload sink [--port N] [--size BYTES]\n");
@@ -75,12 +76,17 @@ static void parse_options(int argc, char **argv) {
         {"drain", 1, 0, 'x'}, {"connect-timeout", 1, 0, 'T'}, {"broker-pid", 1, 0, 'b'}, {"json", 1, 0, 'j'},
         {"sources", 1, 0, 'a'}, {"target", 1, 0, 'n'}, {"connect-rate", 1, 0, 'c'}, {"handshakes", 1, 0, 'h'},
         {"heartbeat-ms", 1, 0, 'H'}, {"tokens", 1, 0, 'k'}, {"window", 1, 0, 'W'}, {"chat-subscribe", 0, 0, 'C'},
-        {"latency-sample", 1, 0, 'm'}, {"quiet", 0, 0, 'q'}, {"help", 0, 0, '?'}, {0, 0, 0, 0},
+        {"latency-sample", 1, 0, 'm'}, {"quiet", 0, 0, 'q'}, {"chat-body", 0, 0, 'B'}, {"help", 0, 0, '?'},
+        {0, 0, 0, 0},
     };
     int c, subscribe_pattern_set = 0;
     while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (c) {
-        case 'u': opt.url_text = optarg; break;
+        case 'u':
+            if (opt.url_count == MAX_URLS) usage_exit("at most 16 --url");
+            if (ws_url_parse(optarg, &opt.urls[opt.url_count++]) < 0)
+                usage_exit("--url must be ws://IPV4-OR-LOCALHOST[:PORT][/PATH]");
+            break;
         case 'l': opt.login = optarg; break;
         case 'p': opt.passcode = optarg; break;
         case 'v': opt.vhost = optarg; break;
@@ -97,7 +103,10 @@ static void parse_options(int argc, char **argv) {
         case 'w': opt.warmup = number_option("warmup", optarg, 0); break;
         case 'x': opt.drain = number_option("drain", optarg, 0); break;
         case 'T': opt.connect_timeout = number_option("connect-timeout", optarg, 0.1); break;
-        case 'b': opt.broker_pid = (int)number_option("broker-pid", optarg, 1); break;
+        case 'b':
+            if (opt.broker_pid_count == MAX_BROKER_PIDS) usage_exit("at most 16 --broker-pid");
+            opt.broker_pids[opt.broker_pid_count++] = (int)number_option("broker-pid", optarg, 1);
+            break;
         case 'j': opt.json_path = optarg; break;
         case 'a': opt.sources = (int)number_option("sources", optarg, 1); break;
         case 'n': opt.target = (int)number_option("target", optarg, 1); break;
@@ -109,11 +118,12 @@ static void parse_options(int argc, char **argv) {
         case 'C': opt.chat_subscribe = 1; break;
         case 'm': opt.latency_sample = (int)number_option("latency-sample", optarg, 1); break;
         case 'q': opt.quiet = 1; break;
+        case 'B': opt.chat_body = 1; break;
         default: usage_exit(NULL);
         }
     }
     if (optind < argc) usage_exit("unexpected arguments");
-    if (ws_url_parse(opt.url_text, &opt.url) < 0) usage_exit("--url must be ws://IPV4-OR-LOCALHOST[:PORT][/PATH]");
+    if (opt.url_count == 0) ws_url_parse("ws://127.0.0.1:8080/ws", &opt.urls[opt.url_count++]);
     if (strcmp(opt.scenario, "chat") == 0 && !subscribe_pattern_set) {
         opt.subscribe_pattern = "/topic/meetings.{room}.chat";
         if (!opt.send_pattern) opt.send_pattern = "/app/meetings.{room}.chat";
@@ -124,12 +134,13 @@ static void parse_options(int argc, char **argv) {
 
 /* ---- sessions of each scenario ---- */
 
-static void add_session(enum role role, int room, const char *passcode) {
+static void add_session(enum role role, int room, int url, const char *passcode) {
     session *s = &sessions[session_count];
     s->index = session_count++;
     s->fd = -1;
     s->role = role;
     s->room = room;
+    s->url = url;
     s->passcode = passcode;
     if (role == ROLE_CHAT) s->due_ns = calloc((size_t)opt.window, sizeof *s->due_ns);
 }
@@ -146,31 +157,44 @@ static void room_destinations(int rooms, char **names) {
     }
 }
 
-/* Chat senders from the tokens file, one "meetingId<TAB>token" line each; a room per meeting. */
-static void chat_sessions(void) {
+/* The --tokens file's "meetingId<TAB>token" lines: their count, meeting ids in `*ids`, tokens in `*tokens`. */
+static int read_tokens(char ***ids, char ***tokens) {
     FILE *file = fopen(opt.tokens_path, "r");
     if (!file) {
         fprintf(stderr, "stompload: cannot read --tokens %s: %s\n", opt.tokens_path, strerror(errno));
         exit(2);
     }
     char line[1024];
-    int lines = 0, rooms = 0;
+    int lines = 0, count = 0;
     while (fgets(line, sizeof line, file)) lines++;
     rewind(file);
-    char **names = calloc((size_t)lines, sizeof(char *));
-    sessions = calloc((size_t)lines, sizeof *sessions);
+    *ids = calloc((size_t)lines + 1, sizeof(char *));
+    *tokens = calloc((size_t)lines + 1, sizeof(char *));
     while (fgets(line, sizeof line, file)) {
         char *tab = strchr(line, '\t');
         if (!tab) continue;
         *tab = '\0';
         tab[strcspn(tab + 1, "\r\n") + 1] = '\0';
-        int room = 0;
-        while (room < rooms && strcmp(names[room], line) != 0) room++;
-        if (room == rooms) names[rooms++] = strdup(line);
-        add_session(ROLE_CHAT, room, strdup(tab + 1));
+        (*ids)[count] = strdup(line);
+        (*tokens)[count++] = strdup(tab + 1);
     }
     fclose(file);
-    if (session_count == 0) usage_exit("the tokens file has no \"meetingId<TAB>token\" line");
+    if (count == 0) usage_exit("the tokens file has no \"meetingId<TAB>token\" line");
+    return count;
+}
+
+/* Chat senders from the tokens file, one line each; a room per meeting. */
+static void chat_sessions(void) {
+    char **ids, **tokens;
+    int lines = read_tokens(&ids, &tokens), rooms = 0;
+    char **names = calloc((size_t)lines, sizeof(char *));
+    sessions = calloc((size_t)lines, sizeof *sessions);
+    for (int i = 0; i < lines; i++) {
+        int room = 0;
+        while (room < rooms && strcmp(names[room], ids[i]) != 0) room++;
+        if (room == rooms) names[rooms++] = ids[i];
+        add_session(ROLE_CHAT, room, 0, tokens[i]);
+    }
     opt.rooms = rooms;
     room_destinations(rooms, names);
 }
@@ -183,34 +207,52 @@ static void make_sessions(void) {
     }
     if (strcmp(opt.scenario, "idle") == 0) {
         sessions = calloc((size_t)opt.target, sizeof *sessions);
-        for (int i = 0; i < opt.target; i++) add_session(ROLE_IDLE, 0, opt.passcode);
+        for (int i = 0; i < opt.target; i++) add_session(ROLE_IDLE, 0, i % opt.url_count, opt.passcode);
         return;
     }
     if (strcmp(opt.scenario, "fanout") != 0 && strcmp(opt.scenario, "fanin") != 0) usage_exit("unknown --scenario");
+    /* With --tokens, a room per line (a meeting's chat), its sessions signed in with the line's token. */
+    char **ids = NULL, **tokens = NULL;
+    if (opt.tokens_path) opt.rooms = read_tokens(&ids, &tokens);
     int total = opt.rooms * (opt.subscribers + opt.publishers);
     sessions = calloc((size_t)total, sizeof *sessions);
-    room_destinations(opt.rooms, NULL);
-    for (int i = 0; i < opt.rooms * opt.subscribers; i++) add_session(ROLE_SUBSCRIBER, i % opt.rooms, opt.passcode);
+    room_destinations(opt.rooms, ids);
+#define ROOM_PASSCODE(room) (tokens ? tokens[room] : opt.passcode)
+    for (int i = 0; i < opt.rooms * opt.subscribers; i++)
+        add_session(ROLE_SUBSCRIBER, i % opt.rooms, i % opt.url_count, ROOM_PASSCODE(i % opt.rooms));
     /* publisher k of room r is publishers_base + r + k * rooms */
-    for (int i = 0; i < opt.rooms * opt.publishers; i++) add_session(ROLE_PUBLISHER, i % opt.rooms, opt.passcode);
+    for (int i = 0; i < opt.rooms * opt.publishers; i++)
+        add_session(ROLE_PUBLISHER, i % opt.rooms, 0, ROOM_PASSCODE(i % opt.rooms));
+#undef ROOM_PASSCODE
 }
 
 /* ---- the event loop ---- */
 
-/* One SEND per room, built once; each publish copies it and writes the due time's stamp. */
+/* One SEND per room, built once; each publish copies it and writes the due time's stamp
+ * (and, for chat drafts, its number into the clientMessageId, which must differ per message). */
 typedef struct {
     uint8_t *bytes;
-    size_t size, stamp_offset;
+    size_t size, stamp_offset, number_offset;
 } send_template;
 
 static send_template *templates;
 
+/* The body's two parts around its `--size` bytes of text (the stamp, then 'x's). Chat drafts
+ * end with a clientMessageId unique to this process and publish: 16 hex digits written per publish. */
+#define CHAT_BODY_HEAD "{\"text\":\""
+#define CHAT_NUMBER_DIGITS 16
+
 static void build_templates(void) {
+    char tail[64] = "";
+    if (opt.chat_body) snprintf(tail, sizeof tail, "\",\"clientMessageId\":\"load-%08x-%0*d\"}", (unsigned)getpid(), CHAT_NUMBER_DIGITS, 0);
+    const char *head_text = opt.chat_body ? CHAT_BODY_HEAD : "";
+    const char *content_type = opt.chat_body ? "application/json" : "text/plain";
     templates = calloc((size_t)opt.rooms, sizeof *templates);
     for (int r = 0; r < opt.rooms; r++) {
         char head[1024];
-        int head_size = snprintf(head, sizeof head, "SEND\ndestination:%s\ncontent-type:text/plain\n\n", send_destinations[r]);
-        size_t stomp_size = (size_t)head_size + (size_t)opt.size + 1;
+        int head_size = snprintf(head, sizeof head, "SEND\ndestination:%s\ncontent-type:%s\n\n%s", send_destinations[r],
+                                 content_type, head_text);
+        size_t stomp_size = (size_t)head_size + (size_t)opt.size + strlen(tail) + 1;
         uint8_t header[14];
         size_t header_size = ws_client_header(header, 1, stomp_size);
         send_template *t = &templates[r];
@@ -220,6 +262,8 @@ static void build_templates(void) {
         memcpy(t->bytes + header_size, head, (size_t)head_size);
         t->stamp_offset = header_size + (size_t)head_size;
         memset(t->bytes + t->stamp_offset, 'x', (size_t)opt.size);
+        memcpy(t->bytes + t->stamp_offset + opt.size, tail, strlen(tail));
+        t->number_offset = opt.chat_body ? t->size - 1 - 2 - CHAT_NUMBER_DIGITS : 0;
         t->bytes[t->size - 1] = '\0';
     }
 }
@@ -295,8 +339,16 @@ typedef struct {
     double load[3];
 } run_readings;
 
+/* The brokers' readings summed: several nodes (and the relay's broker) count as one service. */
 static void probe_broker(process_sample *sample) {
-    if (!opt.broker_pid || probe_process(opt.broker_pid, sample) < 0) memset(sample, 0, sizeof *sample);
+    memset(sample, 0, sizeof *sample);
+    for (int i = 0; i < opt.broker_pid_count; i++) {
+        process_sample one;
+        if (probe_process(opt.broker_pids[i], &one) < 0) continue;
+        sample->cpu_seconds += one.cpu_seconds;
+        sample->rss_kib += one.rss_kib;
+        sample->rss_anon_kib += one.rss_anon_kib;
+    }
 }
 
 /* Publishes every SEND due by `now`: open loop, the n-th at start + n / rate, stamped with
@@ -320,6 +372,11 @@ static void publish_due(uint64_t start, double interval_ns, uint64_t *next, uint
         }
         memcpy(out, t->bytes, t->size);
         stamp_write((char *)out + t->stamp_offset, due);
+        if (t->number_offset) {
+            char digits[CHAT_NUMBER_DIGITS + 1];
+            snprintf(digits, sizeof digits, "%0*llx", CHAT_NUMBER_DIGITS, (unsigned long long)n);
+            memcpy(out + t->number_offset, digits, CHAT_NUMBER_DIGITS);
+        }
     }
 }
 
@@ -455,7 +512,8 @@ static void report(const run_readings *r) {
         if (json) fprintf(out, "  \"first_error\": \"%s\",\n", first_error);
         else fprintf(out, "%-28s %s\n", "first_error", first_error);
         FIELD("closed", "%llu", (unsigned long long)stats.closed);
-        FIELD("broker_pid", "%d", opt.broker_pid);
+        FIELD("broker_pid", "%d", opt.broker_pid_count ? opt.broker_pids[0] : 0);
+        FIELD("broker_processes", "%d", opt.broker_pid_count);
         FIELD("broker_cpu_pct", "%.1f", 100.0 * broker_cpu / window);
         FIELD("broker_cpu_us_per_delivery", "%.3f", delivered ? broker_cpu * 1e6 / (double)delivered : 0.0);
         FIELD("broker_rss_kib", "%ld", r->broker_end.rss_kib);

@@ -23,6 +23,7 @@ typedef struct session {
     enum role role;
     enum phase phase;
     int room;                 /* index into the rooms' destinations */
+    int url;                  /* index into opt.urls: the broker (node) it talks to */
     const char *passcode;     /* this session's credentials (chat: the sender's token) */
     int awaited_receipts;     /* SUBSCRIBE receipts still to come before it is ready */
     uint8_t *carry;           /* an incomplete WebSocket frame left from the last read */
@@ -42,9 +43,14 @@ typedef struct session {
 } session;
 
 /* Everything the command line sets. */
+#define MAX_URLS 16
+#define MAX_BROKER_PIDS 16
+
 typedef struct {
-    const char *url_text;
-    ws_url url;
+    /* --url, repeatable: subscribers and idle sessions are spread round-robin over them,
+     * publishers and chat senders use the first (several nodes of one service) */
+    ws_url urls[MAX_URLS];
+    int url_count;
     const char *login, *passcode, *vhost;
     const char *scenario;           /* fanout | fanin | idle | chat */
     const char *label;
@@ -53,15 +59,17 @@ typedef struct {
     const char *send_pattern;
     double rate;                    /* offered deliveries per second (fanout, fanin) */
     int size;                       /* message body bytes */
+    int chat_body;                  /* fanout: SEND bodies are chat drafts {text, clientMessageId} */
     double duration, warmup, drain, connect_timeout;
-    int broker_pid;
+    int broker_pids[MAX_BROKER_PIDS]; /* --broker-pid, repeatable: CPU and RSS are summed */
+    int broker_pid_count;
     const char *json_path;
     int sources;                    /* 127.0.0.1 ... 127.0.0.N as source addresses */
     int target;                     /* idle: sessions */
     double connect_rate;            /* new connections per second (0: as fast as allowed) */
     int handshakes;                 /* connections being set up at once */
     int heartbeat_ms;               /* idle: heart-beat period asked and sent (0: none) */
-    const char *tokens_path;        /* chat: "meetingId<TAB>token" per sender */
+    const char *tokens_path;        /* "meetingId<TAB>token": chat, a sender each; fanout, a room each */
     int window;                     /* chat: SENDs in flight per sender */
     int chat_subscribe;             /* chat: senders also subscribe to their room */
     int latency_sample;             /* record the latency of every Nth delivery */

@@ -63,6 +63,49 @@ def test_fan_out_through_meetupd(stompload, tmp_path, meetupd):
     assert report["broker_rss_kib"] > 0
 
 
+def test_subscribers_are_spread_over_every_url(stompload, tmp_path):
+    sinks = [subprocess.Popen([stompload, "sink"], stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        ports = [sink.stdout.readline().strip() for sink in sinks]
+        # The second "node" is gone: the sessions meant for it fail, the others do not.
+        sinks[1].kill()
+        sinks[1].wait()
+        report = run_json(stompload, tmp_path, "--url", f"ws://127.0.0.1:{ports[0]}/ws", "--url",
+                          f"ws://127.0.0.1:{ports[1]}/ws", "--subscribers", "4", "--publishers", "0",
+                          "--duration", "0.3", "--warmup", "0", "--drain", "0", "--connect-timeout", "10",
+                          "--broker-pid", str(sinks[0].pid), "--broker-pid", str(sinks[0].pid))
+    finally:
+        for sink in sinks:
+            sink.kill()
+            sink.wait()
+    assert report["sessions_ready"] == 2 and report["failed_connects"] == 2
+    assert report["broker_processes"] == 2
+
+
+def test_chat_drafts_fan_out_through_a_meeting_room(stompload, tmp_path, meetupd):
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "Benchmarks"))
+    import stomp_seed
+
+    server = meetupd("--chat-burst", "1000", "--chat-rate", "1000")
+    tokens = tmp_path / "tokens.txt"
+    stomp_seed.chat(server.base, server.data, 1, 1, 1, str(tokens))
+    meeting, token = tokens.read_text().split()
+    report = run_json(stompload, tmp_path, "--url", server.ws, "--tokens", str(tokens), "--chat-body",
+                      "--subscribe-pattern", "/topic/meetings.{room}.chat", "--send-pattern", "/app/meetings.{room}.chat",
+                      "--subscribers", "3", "--publishers", "1", "--rate", "60", "--duration", "1",
+                      "--warmup", "0.3", "--drain", "10", "--broker-pid", str(server.proc.pid))
+    assert report["sessions_ready"] == 4 and report["errors"] == 0 and report["refusals"] == 0
+    # 60 deliveries/s over 3 subscribers: 20 posts/s, each stored once (its own clientMessageId)
+    # and delivered to the 3 subscribers with its stamp.
+    assert report["published_in_window"] == pytest.approx(20, abs=1)
+    assert report["lost_pct"] == 0
+    assert report["latency_samples"] == report["published_in_window"] * 3
+    status, _, history = server.request("GET", f"/api/v1/meetings/{meeting}/messages?limit=100", token=token)
+    assert status == 200
+    assert len([m for m in history["items"] if m["type"] == "message"]) == report["published"]
+
+
 def test_a_bad_token_is_a_failed_connect(stompload, tmp_path, meetupd):
     server = meetupd("--stomp-sandbox")
     completed = subprocess.run([stompload, "--url", server.ws, "--passcode", "not-a-token", "--subscribers", "1",
