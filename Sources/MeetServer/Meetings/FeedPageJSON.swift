@@ -3,12 +3,14 @@ import Hummingbird
 import MeetCore
 import Stomp
 
-/// `GET /meetings` writes its JSON by hand: through Foundation's `JSONEncoder` the page took
-/// half as long to encode as to find (perf, `docs/ranking.md`). The document is the one
-/// `JSONEncoder` writes with ISO 8601 dates, which `FeedPageJSONTests` checks field by field.
+/// `GET /meetings` writes its JSON by hand, as bytes: through Foundation's `JSONEncoder` the
+/// page took half as long to encode as to find (perf, `docs/ranking.md`), and String appends
+/// plus `gmtime_r` per date still took a tenth of a feed request (docs/benchmarks.md). The
+/// document is the one `JSONEncoder` writes with ISO 8601 dates, which `FeedPageJSONTests`
+/// checks field by field.
 extension FeedPage: ResponseGenerator {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = ByteBuffer(string: jsonText)
+        let body = ByteBuffer(bytes: jsonBytes)
         return Response(
             status: .ok,
             headers: [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes)],
@@ -17,97 +19,212 @@ extension FeedPage: ResponseGenerator {
 }
 
 extension FeedPage {
-    var jsonText: String {
-        var page = JSONObjectText()
-        page.raw("items", "[" + items.map(\.jsonText).joined(separator: ",") + "]")
+    /// The page as UTF-8 JSON.
+    var jsonBytes: [UInt8] {
+        var json = JSONBytes(reservingCapacity: 128 + 1024 * items.count)
+        json.open()
+        json.key("items")
+        json.array(items) { json, item in item.write(to: &json) }
         // The list envelope always names `nextCursor`, null on the last page (docs/conventions.md).
-        page.raw("nextCursor", nextCursor.map(JSONText.quoted) ?? "null")
-        return page.closed
+        json.key("nextCursor")
+        if let nextCursor { json.string(nextCursor) } else { json.raw("null") }
+        json.close()
+        return json.bytes
     }
 }
 
 extension Meeting {
-    /// The meeting as one JSON object; absent optionals are left out, as `JSONEncoder` does.
-    var jsonText: String {
-        var json = JSONObjectText()
-        json.string("id", id)
-        json.string("organizerId", organizerId)
-        json.string("title", title)
-        json.string("description", description)
-        json.string("visibility", visibility.rawValue)
-        json.string("status", status.rawValue)
-        json.date("startsAt", startsAt)
-        json.date("endsAt", endsAt)
-        json.raw("online", online ? "true" : "false")
+    /// Writes the meeting as one JSON object; absent optionals are left out, as `JSONEncoder` does.
+    fileprivate func write(to json: inout JSONBytes) {
+        json.open()
+        json.field("id", id)
+        json.field("organizerId", organizerId)
+        json.field("title", title)
+        json.field("description", description)
+        json.field("visibility", visibility.rawValue)
+        json.field("status", status.rawValue)
+        json.field("startsAt", date: startsAt)
+        json.field("endsAt", date: endsAt)
+        json.field("online", online)
         if let place {
-            var text = JSONObjectText()
-            text.string("name", place.name)
-            text.string("address", place.address)
-            text.string("city", place.city)
-            text.string("country", place.country)
-            text.number("lat", place.lat)
-            text.number("lon", place.lon)
-            text.string("timeZone", place.timeZone)
-            json.raw("place", text.closed)
+            json.key("place")
+            json.open()
+            json.field("name", place.name)
+            json.field("address", place.address)
+            json.field("city", place.city)
+            json.field("country", place.country)
+            json.field("lat", number: place.lat)
+            json.field("lon", number: place.lon)
+            json.field("timeZone", place.timeZone)
+            json.close()
         }
         if let price {
-            var text = JSONObjectText()
-            text.raw("amount", price.amount.description)
-            text.string("currency", price.currency)
-            json.raw("price", text.closed)
+            json.key("price")
+            json.open()
+            json.key("amount")
+            json.raw(price.amount.description)
+            json.field("currency", price.currency)
+            json.close()
         }
-        json.raw("maxParticipants", maxParticipants.map(String.init))
-        json.raw("memberCount", String(memberCount))
-        json.raw("membersMayInvite", membersMayInvite ? "true" : "false")
-        json.raw("activityIds", "[" + activityIds.map(JSONText.quoted).joined(separator: ",") + "]")
-        json.string("photoId", photoId)
-        json.date("createdAt", createdAt)
-        json.date("updatedAt", updatedAt)
-        json.raw("revision", String(revision))
-        json.number("distanceKm", distanceKm)
-        return json.closed
+        if let maxParticipants { json.field("maxParticipants", integer: maxParticipants) }
+        json.field("memberCount", integer: memberCount)
+        json.field("membersMayInvite", membersMayInvite)
+        json.key("activityIds")
+        json.array(activityIds) { json, activityId in json.string(activityId) }
+        json.field("photoId", photoId)
+        json.field("createdAt", date: createdAt)
+        json.field("updatedAt", date: updatedAt)
+        json.field("revision", integer: revision)
+        json.field("distanceKm", number: distanceKm)
+        json.close()
     }
 }
 
-/// A JSON object written field by field.
-struct JSONObjectText {
-    private var text = "{"
+/// JSON objects written field by field into one growing byte array.
+struct JSONBytes {
+    private(set) var bytes: [UInt8] = []
+    /// Whether the innermost open object has no field yet (so the next needs no comma).
+    private var atObjectStart = false
 
-    var closed: String { text + "}" }
+    init(reservingCapacity capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
 
-    /// Adds `key` (a plain name, written unescaped) with `value` as it is (already JSON);
-    /// nothing when `value` is `nil`.
-    mutating func raw(_ key: String, _ value: String?) {
+    mutating func open() {
+        bytes.append(UInt8(ascii: "{"))
+        atObjectStart = true
+    }
+
+    mutating func close() {
+        bytes.append(UInt8(ascii: "}"))
+        atObjectStart = false
+    }
+
+    /// Starts a field: `key` is a plain name, written unescaped.
+    mutating func key(_ key: StaticString) {
+        if !atObjectStart { bytes.append(UInt8(ascii: ",")) }
+        atObjectStart = false
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(contentsOf: "\":".utf8)
+    }
+
+    /// A JSON array of `elements`, each written by `write`.
+    mutating func array<Element>(_ elements: [Element], _ write: (inout JSONBytes, Element) -> Void) {
+        bytes.append(UInt8(ascii: "["))
+        for (position, element) in elements.enumerated() {
+            if position > 0 { bytes.append(UInt8(ascii: ",")) }
+            write(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// Appends `text` as it is (already JSON).
+    mutating func raw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// `value` as a JSON string literal, escaped as `JSONText.quoted` escapes it.
+    mutating func string(_ value: String) {
+        // Most text needs no escape: then it is copied whole.
+        if value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: JSONText.quoted(value).utf8)
+        } else {
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(UInt8(ascii: "\""))
+        }
+    }
+
+    /// A string field; nothing when `value` is `nil`.
+    mutating func field(_ name: StaticString, _ value: String?) {
         guard let value else { return }
-        if text.utf8.count > 1 { text += "," }
-        text += "\""
-        text += key
-        text += "\":"
-        text += value
+        key(name)
+        string(value)
     }
 
-    mutating func string(_ key: String, _ value: String?) {
-        raw(key, value.map(JSONText.quoted))
+    mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        raw(value ? "true" : "false")
     }
 
-    /// Shortest round-trip digits, without a trailing `.0`, as `JSONEncoder` writes them.
-    mutating func number(_ key: String, _ value: Double?) {
-        raw(key, value.map { value in
-            let text = value.description
-            return text.hasSuffix(".0") ? String(text.dropLast(2)) : text
-        })
+    mutating func field(_ name: StaticString, integer value: Int) {
+        key(name)
+        integer(value)
     }
 
-    /// RFC 3339 in UTC to the second, as `JSONEncoder`'s `.iso8601` writes it.
-    mutating func date(_ key: String, _ value: Date?) {
-        raw(key, value.map { date in
-            var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-            var parts = tm()
-            gmtime_r(&seconds, &parts)
-            func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-            let year = String(parts.tm_year + 1900)
-            let day = "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))"
-            return "\"\(day)T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z\""
-        })
+    /// Shortest round-trip digits, without a trailing `.0`, as `JSONEncoder` writes them;
+    /// nothing when `value` is `nil`.
+    mutating func field(_ name: StaticString, number value: Double?) {
+        guard let value else { return }
+        key(name)
+        let text = value.description
+        bytes.append(contentsOf: text.hasSuffix(".0") ? text.utf8.dropLast(2) : text.utf8[...])
+    }
+
+    /// RFC 3339 in UTC to the second, as `JSONEncoder`'s `.iso8601` writes it; nothing when
+    /// `value` is `nil`.
+    mutating func field(_ name: StaticString, date value: Date?) {
+        guard let value else { return }
+        key(name)
+        let seconds = Int(value.timeIntervalSince1970.rounded(.down))
+        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let (day, time) = secondOfDay < 0 ? (days - 1, secondOfDay + 86_400) : (days, secondOfDay)
+        let civil = CivilDate(daysSince1970: day)
+        bytes.append(UInt8(ascii: "\""))
+        integer(civil.year)
+        bytes.append(UInt8(ascii: "-"))
+        twoDigits(civil.month)
+        bytes.append(UInt8(ascii: "-"))
+        twoDigits(civil.day)
+        bytes.append(UInt8(ascii: "T"))
+        twoDigits(time / 3600)
+        bytes.append(UInt8(ascii: ":"))
+        twoDigits(time / 60 % 60)
+        bytes.append(UInt8(ascii: ":"))
+        twoDigits(time % 60)
+        bytes.append(contentsOf: "Z\"".utf8)
+    }
+
+    private mutating func integer(_ value: Int) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { digits in
+            repeat {
+                digits[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            bytes.append(contentsOf: digits[(20 - count)...])
+        }
+    }
+
+    private mutating func twoDigits(_ value: Int) {
+        bytes.append(UInt8(ascii: "0") + UInt8(value / 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+}
+
+/// A day of the proleptic Gregorian calendar from its number of days since 1970-01-01, by
+/// Howard Hinnant's `civil_from_days` (no time zone, no allocation).
+struct CivilDate: Equatable {
+    var year: Int
+    var month: Int
+    var day: Int
+
+    init(daysSince1970 days: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
     }
 }

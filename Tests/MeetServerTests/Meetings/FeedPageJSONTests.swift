@@ -35,7 +35,22 @@ import Testing
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         let expected = try parsed(encoder.encode(page))
-        let written = try parsed(Data(page.jsonText.utf8))
-        #expect(written == expected, "\(page.jsonText)")
+        let written = try parsed(Data(page.jsonBytes))
+        #expect(written == expected, "\(String(decoding: page.jsonBytes, as: UTF8.self))")
+    }
+
+    /// Dates are written without the C library or Foundation: check the calendar arithmetic
+    /// against `JSONEncoder` across leap days, century years and times before 1970.
+    @Test(arguments: [
+        -86_401.5, -1, 0, 59, 951_782_399, 951_782_400, 951_868_800, 1_709_164_800, 4_107_542_399, 4_107_542_400,
+        4_102_444_799, 253_402_300_799,
+    ] as [Double])
+    func writesDatesAsJSONEncoderDoes(seconds: Double) throws {
+        var meeting = Self.bare
+        meeting.startsAt = Date(timeIntervalSince1970: seconds)
+        let page = FeedPage(items: [meeting], nextCursor: nil)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        #expect(try parsed(Data(page.jsonBytes)) == parsed(encoder.encode(page)))
     }
 }
