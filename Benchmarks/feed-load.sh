@@ -9,7 +9,8 @@
 # on that data directory and HelloWorld, each on a free loopback port, drives each with
 # HTTPLoad (open loop) at every rate in RATES, prints the table, and stops both servers.
 # Settings, from the environment: RATES ("1000 2000 4000"), DURATION (30 measured seconds),
-# WARMUP (5 s), CONNECTIONS (16), FEED_LOAD_DIR (.build/feed-load).
+# WARMUP (5 s), CONNECTIONS (16), FEED_LOAD_DIR (.build/feed-load), MEETUPD_BIN (a meetupd
+# binary to measure instead of building one, e.g. a copy kept from before a change).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +20,10 @@ warmup=${WARMUP:-5}
 connections=${CONNECTIONS:-16}
 work=${FEED_LOAD_DIR:-.build/feed-load}
 
-for product in meetupd FeedBenchmark HTTPLoad HelloWorld; do
+source Benchmarks/bench-lib.sh  # free_port, wait_for_port, release_meetupd
+
+release_meetupd
+for product in FeedBenchmark HTTPLoad HelloWorld; do
     swift build -c release --product "$product" 2>&1 | grep -v "unhandled; explicitly declare" | tail -1
 done
 bin=$(swift build -c release --show-bin-path)
@@ -29,10 +33,8 @@ rm -f "$work"/results/*.json
 "$bin/FeedBenchmark" seed-http "$work/data" "$work"
 printf 'GET /hello\n' >"$work/hello.txt"
 
-source Benchmarks/bench-lib.sh  # free_port, wait_for_port
-
 feed_port=$(free_port)
-"$bin/meetupd" serve --host 127.0.0.1 --port "$feed_port" --data-dir "$work/data" --log-level warning 2>"$work/meetupd.log" &
+"$meetupd_bin" serve --host 127.0.0.1 --port "$feed_port" --data-dir "$work/data" --log-level warning 2>"$work/meetupd.log" &
 feed_pid=$!
 hello_port=$(free_port)
 "$bin/HelloWorld" "$hello_port" >"$work/hello.log" 2>&1 &
