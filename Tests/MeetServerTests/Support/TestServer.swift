@@ -82,7 +82,7 @@ struct TestServer: Sendable {
             let mails = try mailsSoFar(to: address)
             if mails.count >= count { return mails }
             guard ContinuousClock.now < deadline else { throw MailNotSent(address: address, what: "\(count) mails") }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
@@ -93,7 +93,7 @@ struct TestServer: Sendable {
         while true {
             if let token = try mailsSoFar(to: address).reversed().lazy.compactMap({ $0.token(for: action) }).first { return token }
             guard ContinuousClock.now < deadline else { throw MailNotSent(address: address, what: "a \(action) mail") }
-            try await Task.sleep(for: .milliseconds(50))
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 
