@@ -20,18 +20,39 @@ extension FeedIndexState {
     /// meeting. Without a point: every meeting from `from` on, in time order (the date order
     /// stops after `depth`). Every candidate is ranked; only the first `sorted` are sorted.
     func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, now: Double, depth: Int, sorted: Int) -> [RankedMeeting] {
+        switch request.sort {
+        case .date: rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: DateKey())
+        case .distance: rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: DistanceKey())
+        case .popularity: rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: PopularityKey())
+        case .relevance:
+            rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: RelevanceKey(
+                relevance: Relevance(now: now, hasCenter: request.circle != nil),
+                shared: tally(Set(viewer.activityIds).compactMap { activities[$0] }.map { meetingsWith[Int($0)] }),
+                friendsGoing: tally(viewer.friendIds.compactMap { users[$0] }.map { meetingsOf[Int($0)] })))
+        }
+    }
+
+    /// `rank` for one order: generic, so that each order's key is inlined into the scan of
+    /// the candidates (through a closure it was a call per candidate, a sixth of a query).
+    private func rank<Key: FeedRankingKey>(
+        _ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int, by key: Key
+    ) -> [RankedMeeting] {
         let filter = FeedFilter(request, from: from, viewer: viewer, in: self)
-        let key = rankingKey(request, viewer: viewer, now: now)
         var ranked: [RankedMeeting] = []
         func consider(_ slot: Int32, distanceKm: Double) {
             let entry = entries[Int(slot)]
             guard filter.admits(entry, slot: slot) else { return }
-            ranked.append(RankedMeeting(key: key(slot, entry, distanceKm), startsAt: entry.startsAt, number: entry.number))
+            ranked.append(RankedMeeting(key: key.key(slot, entry, distanceKm), startsAt: entry.startsAt, number: entry.number))
         }
         if let circle = request.circle {
             let center = CircleDistance(circle)
-            forEachSlot(near: circle) { slot in
-                if let distance = center.distanceKm(to: entries[Int(slot)]) { consider(slot, distanceKm: distance) }
+            let lists = cellLists(near: circle)
+            // Room for every candidate at once: growing it copied the list several times.
+            ranked.reserveCapacity(lists.reduce(online.count) { $0 + $1.count })
+            for list in lists {
+                for slot in list {
+                    if let distance = center.distanceKm(to: entries[Int(slot)]) { consider(slot, distanceKm: distance) }
+                }
             }
             for slot in online { consider(slot, distanceKm: .nan) }
         } else {
@@ -45,8 +66,8 @@ extension FeedIndexState {
         return ranked
     }
 
-    /// The slots of located meetings in the grid cells that cover `circle`.
-    private func forEachSlot(near circle: GeoCircle, _ body: (Int32) -> Void) {
+    /// The slots of located meetings in the grid cells that cover `circle`, cell by cell.
+    private func cellLists(near circle: GeoCircle) -> [[Int32]] {
         let cellDegrees = Self.cellDegrees
         func index(_ degrees: Double) -> Int64 { Int64((degrees / cellDegrees).rounded(.down)) }
         let boxes = circle.boundingBoxes
@@ -55,40 +76,17 @@ extension FeedIndexState {
         }
         // A huge circle (near a pole) covers more cells than exist: read every one; the
         // distance test decides anyway.
-        guard probes <= cells.count else {
-            for list in cells.values { list.forEach(body) }
-            return
-        }
+        guard probes <= cells.count else { return Array(cells.values) }
+        var lists: [[Int32]] = []
+        lists.reserveCapacity(probes)
         for box in boxes {
             for latIndex in index(box.minLat)...index(box.maxLat) {
                 for lonIndex in index(box.minLon)...index(box.maxLon) {
-                    cells[Self.cell(latIndex: latIndex, lonIndex: lonIndex)]?.forEach(body)
+                    if let list = cells[Self.cell(latIndex: latIndex, lonIndex: lonIndex)] { lists.append(list) }
                 }
             }
         }
-    }
-
-    /// What each order sorts by, ascending.
-    private func rankingKey(_ request: FeedRequest, viewer: FeedViewer, now: Double) -> (Int32, FeedEntry, Double) -> Double {
-        switch request.sort {
-        case .date:
-            return { _, entry, _ in entry.startsAt }
-        case .distance:
-            return { _, _, distance in distance.isNaN ? .infinity : distance }
-        case .popularity:
-            return { _, entry, _ in -Double(entry.memberCount) }
-        case .relevance:
-            let shared = tally(Set(viewer.activityIds).compactMap { activities[$0] }.map { meetingsWith[Int($0)] })
-            let friendsGoing = tally(viewer.friendIds.compactMap { users[$0] }.map { meetingsOf[Int($0)] })
-            let relevance = Relevance(now: now, hasCenter: request.circle != nil)
-            return { slot, entry, distance in
-                -relevance.score(
-                    activities: Int(entry.activityCount), shared: Int(shared[Int(slot)]),
-                    distanceKm: distance.isNaN ? nil : distance, friendsGoing: Int(friendsGoing[Int(slot)]),
-                    startsAt: entry.startsAt, memberCount: Int(entry.memberCount),
-                    capacity: entry.capacity == 0 ? nil : Int(entry.capacity))
-            }
-        }
+        return lists
     }
 
     /// Per slot, in how many of `lists` it is (up to 255): how many of the viewer's friends
@@ -100,6 +98,43 @@ extension FeedIndexState {
             for slot in list where counts[Int(slot)] < .max { counts[Int(slot)] += 1 }
         }
         return counts
+    }
+}
+
+/// What an order sorts candidates by, ascending.
+private protocol FeedRankingKey {
+    /// The key of the meeting in `slot`; `distanceKm` is NaN for a meeting without one.
+    func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double
+}
+
+private struct DateKey: FeedRankingKey {
+    func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double { entry.startsAt }
+}
+
+private struct DistanceKey: FeedRankingKey {
+    func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double {
+        distanceKm.isNaN ? .infinity : distanceKm
+    }
+}
+
+private struct PopularityKey: FeedRankingKey {
+    func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double { -Double(entry.memberCount) }
+}
+
+/// The viewer's relevance, best first.
+private struct RelevanceKey: FeedRankingKey {
+    let relevance: Relevance
+    /// Per slot, how many of the viewer's activities the meeting has; how many of the
+    /// viewer's friends go (`FeedIndexState.tally`).
+    let shared: [UInt8]
+    let friendsGoing: [UInt8]
+
+    func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double {
+        -relevance.score(
+            activities: Int(entry.activityCount), shared: Int(shared[Int(slot)]),
+            distanceKm: distanceKm.isNaN ? nil : distanceKm, friendsGoing: Int(friendsGoing[Int(slot)]),
+            startsAt: entry.startsAt, memberCount: Int(entry.memberCount),
+            capacity: entry.capacity == 0 ? nil : Int(entry.capacity))
     }
 }
 
