@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MeetCore
 
@@ -8,5 +9,20 @@ import Testing
         let ids = (0..<10_000).map { _ in RandomToken.id() }
         #expect(ids.allSatisfy { !$0.hasPrefix("-") && RandomToken.isWellFormedId($0) && $0.count == 22 })
         #expect(Set(ids).count == ids.count)
+    }
+
+    /// The encoder writes what Foundation's base64, made URL-safe and unpadded, says: every
+    /// length modulo 3, every byte value.
+    @Test func base64URLIsFoundationsBase64MadeURLSafe() {
+        func viaFoundation(_ data: Data) -> String {
+            data.base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        for length in 0...64 {
+            let data = Data((0..<length).map { _ in UInt8.random(in: .min ... .max) })
+            #expect(data.base64URLEncoded == viaFoundation(data))
+        }
+        let everyByte = Data((0...255).map(UInt8.init))
+        #expect(everyByte.base64URLEncoded == viaFoundation(everyByte))
     }
 }

@@ -44,11 +44,35 @@ private extension UInt8 {
 }
 
 extension Data {
-    /// RFC 4648 §5 base64url without padding.
+    /// RFC 4648 §5 base64url without padding, written straight from the bytes: Foundation's
+    /// base64 and three `replacingOccurrences` passes over it were 2 % of a feed request's
+    /// CPU (each first page names its cursor with a new `RandomToken.id()`).
     var base64URLEncoded: String {
-        base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        withUnsafeBytes { (input: UnsafeRawBufferPointer) in
+            String(unsafeUninitializedCapacity: (input.count * 4 + 2) / 3) { output in
+                let alphabet = Self.base64URLAlphabet
+                var written = 0
+                /// Writes the sextets of `group` (24 bits) from the top, `count` of them.
+                func write(_ group: UInt32, _ count: Int) {
+                    for shift in stride(from: 18, to: 18 - 6 * count, by: -6) {
+                        output[written] = alphabet[Int(group >> UInt32(shift) & 63)]
+                        written += 1
+                    }
+                }
+                var position = 0
+                while position + 3 <= input.count {
+                    write(UInt32(input[position]) << 16 | UInt32(input[position + 1]) << 8 | UInt32(input[position + 2]), 4)
+                    position += 3
+                }
+                switch input.count - position {
+                case 1: write(UInt32(input[position]) << 16, 2)
+                case 2: write(UInt32(input[position]) << 16 | UInt32(input[position + 1]) << 8, 3)
+                default: break
+                }
+                return written
+            }
+        }
     }
+
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 }
