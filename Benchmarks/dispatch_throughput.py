@@ -72,23 +72,34 @@ def drain(server, jobs):
     return {"jobs": jobs, "cpu_us_per_job": cpu / jobs * 1e6, "jobs_per_s": jobs / (ended - (first or started))}
 
 
-def anchor(jobs):
-    """The same bookkeeping and files with no server: claim 64, write 64 files, record them."""
-    folder = tempfile.mkdtemp(prefix="push-anchor-")
+def anchor_queue(folder, jobs, body):
+    """An anchor's queue: `jobs` pending rows carrying `body` in a SQLite file set up as meetupd's."""
     db = sqlite3.connect(os.path.join(folder, "a.sqlite"))
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
     db.execute("CREATE TABLE job (id INTEGER PRIMARY KEY, state TEXT, body TEXT)")
-    body = json.dumps({"aps": {"alert": {"title": "New friend request", "body": "Bob wants to be your friend."}}})
     db.executemany("INSERT INTO job (state, body) VALUES ('pending', ?)", [(body,)] * jobs)
     db.commit()
-    cpu_before = time.process_time()
+    return db
+
+
+def anchor_claims(db, batch):
+    """The anchor's claims: `batch` pending ids at a time, marked `sending` before they are handed out."""
     while True:
-        ids = [r[0] for r in db.execute("SELECT id FROM job WHERE state = 'pending' LIMIT 64")]
+        ids = [r[0] for r in db.execute(f"SELECT id FROM job WHERE state = 'pending' LIMIT {batch}")]
         if not ids:
-            break
+            return
         db.execute(f"UPDATE job SET state = 'sending' WHERE id IN ({','.join(map(str, ids))})")
         db.commit()
+        yield ids
+
+
+def anchor(jobs):
+    """The same bookkeeping and files with no server: claim 64, write 64 files, record them."""
+    folder = tempfile.mkdtemp(prefix="push-anchor-")
+    db = anchor_queue(folder, jobs, json.dumps({"aps": {"alert": {"title": "New friend request", "body": "Bob wants to be your friend."}}}))
+    cpu_before = time.process_time()
+    for ids in anchor_claims(db, 64):
         for job_id, text in db.execute(f"SELECT id, body FROM job WHERE id IN ({','.join(map(str, ids))})").fetchall():
             temporary = os.path.join(folder, f".{job_id}.tmp")
             with open(temporary, "w") as f:
@@ -156,21 +167,11 @@ def drain_mails(mails):
 def mail_anchor_run(port, mails, size, results):
     """In its own process: claim 8 at a time in SQLite, send each over one SMTP connection, delete it."""
     folder = tempfile.mkdtemp(prefix="mail-anchor-")
-    db = sqlite3.connect(os.path.join(folder, "a.sqlite"))
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA synchronous = NORMAL")
-    db.execute("CREATE TABLE job (id INTEGER PRIMARY KEY, state TEXT)")
-    db.executemany("INSERT INTO job (state) VALUES ('pending')", [()] * mails)
-    db.commit()
+    db = anchor_queue(folder, mails, "")
     text = "Hello Bob,\n\nAnn invites you to the meeting “Hiking”.\n" + "x" * (size // 4)
     cpu_before = time.process_time()
-    while True:
-        ids = [r[0] for r in db.execute("SELECT id FROM job WHERE state = 'pending' LIMIT 8")]
-        if not ids:
-            break
-        db.execute(f"UPDATE job SET state = 'sending' WHERE id IN ({','.join(map(str, ids))})")
-        db.commit()
-        for job_id in ids:
+    for ids in anchor_claims(db, 8):
+        for _ in ids:
             message = EmailMessage()
             message["From"], message["To"], message["Subject"] = "no-reply@meetupd.local", "bob@example.org", "Ann invites you: Hiking"
             message.set_content(text, cte="base64")

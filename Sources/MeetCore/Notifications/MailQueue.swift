@@ -4,19 +4,13 @@ import GRDB
 /// The mail outbox as the mail dispatcher sees it (notification and account mails): claims due
 /// mails, and records what became of each (sent mails leave the queue, failed ones come back after the retry policy's backoff,
 /// refused or exhausted ones stay `dead` with their reason). Every step is one transaction.
-public struct MailQueue: Sendable {
-    let jobs: OutboxJobs
+public struct MailQueue: OutboxQueue {
+    /// The `mailJob` table's bookkeeping.
+    public let jobs: OutboxJobs
 
     /// `retry` is the pushes' policy type: mails back off the same way.
     public init(database: AppDatabase, retry: PushRetryPolicy = PushRetryPolicy(), now: @escaping @Sendable () -> Date) {
         jobs = OutboxJobs(table: "mailJob", database: database, retry: retry, now: now)
-    }
-
-    /// Puts back the mails a crash left claimed: they may or may not have left, so they go
-    /// again (a repeated mail is the lesser harm than a lost one). Call it once, before the first claim.
-    @discardableResult
-    public func requeueInterrupted() async throws -> Int {
-        try await jobs.requeueInterrupted()
     }
 
     /// Claims up to `limit` due mails, oldest due first, counting the attempt; each with its
@@ -41,11 +35,6 @@ public struct MailQueue: Sendable {
                 return MailDelivery(jobId: jobId, attempts: attempts, recipient: recipient, content: .notification(notification))
             }
         }
-    }
-
-    /// The earliest time a pending mail falls due, if any.
-    public func nextDue() async throws -> Date? {
-        try await jobs.nextDue()
     }
 
     /// Records what became of one claimed mail.

@@ -1,20 +1,39 @@
 import Foundation
 import GRDB
 
+/// A queue over an outbox table (``PushQueue``, ``MailQueue``): what they share comes from
+/// their ``OutboxJobs``; each keeps only what a claimed row becomes and what an outcome does.
+public protocol OutboxQueue: Sendable {
+    /// The bookkeeping of the queue's table.
+    var jobs: OutboxJobs { get }
+}
+
+extension OutboxQueue {
+    /// Puts back the rows a crash left claimed: their delivery may or may not have happened,
+    /// so they go again (a repeat is the lesser harm than a loss; a push carries its
+    /// notification id so the app drops it). Call it once, before the first claim. Answers how many there were.
+    @discardableResult
+    public func requeueInterrupted() async throws -> Int {
+        try await jobs.requeueInterrupted()
+    }
+
+    /// The earliest time a pending row falls due, if any.
+    public func nextDue() async throws -> Date? {
+        try await jobs.nextDue()
+    }
+}
+
 /// The job bookkeeping both outboxes share (`pushJob`, `mailJob`): a row is `pending` until
 /// due, `sending` once claimed (the attempt counted), then done, `pending` again after the
-/// retry policy's backoff, or `dead`. ``PushQueue`` and ``MailQueue`` keep only what differs:
-/// what a claimed row is built into and what each outcome does.
-struct OutboxJobs: Sendable {
+/// retry policy's backoff, or `dead`.
+public struct OutboxJobs: Sendable {
     /// The outbox table: `pushJob` or `mailJob`.
     let table: String
     let database: AppDatabase
     let retry: PushRetryPolicy
     let now: @Sendable () -> Date
 
-    /// Puts back the rows a crash left claimed: their delivery may or may not have happened,
-    /// so they go again (a repeat is the lesser harm than a loss). Call it once, before the
-    /// first claim. Answers how many there were.
+    /// Sets every `sending` row `pending` again; answers how many.
     func requeueInterrupted() async throws -> Int {
         try await database.writer.write { [table, now] db in
             try db.execute(sql: "UPDATE \(table) SET state = 'pending', updatedAt = ? WHERE state = 'sending'",

@@ -4,19 +4,13 @@ import GRDB
 /// The push outbox as the dispatcher sees it: claims due jobs in batches, and records what
 /// became of each. Every step is one transaction, so a crash at any point leaves each job
 /// either still to do or done, never half-recorded.
-public struct PushQueue: Sendable {
-    let jobs: OutboxJobs
+public struct PushQueue: OutboxQueue {
+    /// The `pushJob` table's bookkeeping.
+    public let jobs: OutboxJobs
 
     /// A queue on `database` that spaces failed attempts by `retry` and dates its changes with `now`.
     public init(database: AppDatabase, retry: PushRetryPolicy = PushRetryPolicy(), now: @escaping @Sendable () -> Date) {
         jobs = OutboxJobs(table: "pushJob", database: database, retry: retry, now: now)
-    }
-
-    /// Puts back the jobs a crash left claimed (`sending`): their pushes go again, and the app
-    /// drops a repeat by its notification id. Call it once, before the first claim. Answers how many there were.
-    @discardableResult
-    public func requeueInterrupted() async throws -> Int {
-        try await jobs.requeueInterrupted()
     }
 
     /// Claims up to `limit` due jobs, oldest due first, and counts the attempt; each comes
@@ -53,11 +47,6 @@ public struct PushQueue: Sendable {
     /// The number on the app's icon: unread inbox entries plus unread chat messages.
     static func badge(of userId: String, _ db: Database) throws -> Int {
         try InboxService.unreadCount(of: userId, db) + ChatUnread.total(for: userId, in: db)
-    }
-
-    /// The earliest time a pending job falls due, if any.
-    public func nextDue() async throws -> Date? {
-        try await jobs.nextDue()
     }
 
     /// Records the outcomes of one batch in one transaction.
