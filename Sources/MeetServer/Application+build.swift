@@ -17,13 +17,18 @@ public func buildApplication(
     var logger = Logger(label: "meetupd")
     logger.logLevel = configuration.logLevel
     let services = try AppServices(configuration)
-    let broker = makeStompBroker(configuration, services: services, logger: logger)
+    var relayLogger = logger
+    relayLogger[metadataKey: "subsystem"] = "relay"
+    let relayLink = configuration.relay.map { RelayLink(endpoint: $0, logger: relayLogger) }
+    let live = LiveRelay(link: relayLink, node: "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier)",
+                         presence: services.presence)
+    let broker = makeStompBroker(configuration, services: services, live: live, logger: logger)
     let liveFigures: @Sendable () -> ServerLiveFigures = { [weak broker] in
         let counts = broker?.signedInCounts ?? (sessions: 0, users: 0)
         return ServerLiveFigures(stompSessions: counts.sessions, stompUsers: counts.users)
     }
-    let relay = configuration.relay.map {
-        RelayService(endpoint: $0, chat: services.chat, broker: broker, linkBase: configuration.linkBase, logger: logger)
+    let relay = relayLink.map {
+        RelayService(link: $0, live: live, chat: services.chat, broker: broker, linkBase: configuration.linkBase, logger: relayLogger)
     }
     return Application(
         router: try buildRouter(configuration, services: services, liveFigures: liveFigures),

@@ -140,3 +140,18 @@ def meetupd():
     # Each test's data directories go with it, so that a run leaves nothing in the temp folder.
     for data in {server.data for server in started}:
         shutil.rmtree(data, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def rabbitmq():
+    """A private RabbitMQ with the STOMP adapter on free loopback ports, for every relay test;
+    the tests that need it skip, saying why, only when it cannot start."""
+    from rabbitmq_support import RabbitMQ, Unavailable
+
+    try:
+        broker = RabbitMQ()
+        broker.start()
+    except Unavailable as reason:
+        pytest.skip(f"RabbitMQ cannot start here: {reason}")
+    yield broker
+    broker.remove()

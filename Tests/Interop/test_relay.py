@@ -1,6 +1,6 @@
 """Several meetupd nodes on one data directory, sharing their rooms through RabbitMQ's STOMP
 adapter (`--relay`, docs/scaling.md). RabbitMQ is a private node on free loopback ports,
-started once for the module; the tests skip, saying why, only when it cannot start.
+started once for the session (conftest.py); the tests skip, saying why, only when it cannot start.
 
 Members of one room sit on different nodes and get every message once, in seq order; that
 holds while RabbitMQ is stopped and started again mid-conversation, and when a node is killed
@@ -12,42 +12,10 @@ import socket
 import threading
 import time
 
-import pytest
-
 from direct_support import befriend
-from meetings_support import create_meeting, register_users
-from rabbitmq_support import RabbitMQ, Unavailable
+from meetings_support import register_users
+from relay_support import RELAY_WAIT, nodes, room, wait_until
 from stomp_support import Recorder, connect_ws
-
-# Seconds a relayed message or a reconnection may take on a loaded machine; never a timing assertion.
-RELAY_WAIT = 60
-
-
-@pytest.fixture(scope="module")
-def rabbitmq():
-    try:
-        broker = RabbitMQ()
-        broker.start()
-    except Unavailable as reason:
-        pytest.skip(f"RabbitMQ cannot start here: {reason}")
-    yield broker
-    broker.remove()
-
-
-def nodes(meetupd, rabbitmq, count=2):
-    """`count` nodes on one data directory, relayed through `rabbitmq`."""
-    flags = ("--relay", rabbitmq.url, "--chat-burst", "1000", "--chat-rate", "1000")
-    first = meetupd(*flags)
-    return [first] + [meetupd(*flags, data=first.data) for _ in range(count - 1)]
-
-
-def room(node, members):
-    """A meeting organized by the first member, joined by the others; its id."""
-    meeting = create_meeting(node, members[0])["id"]
-    for user in members[1:]:
-        assert node.request("POST", f"/api/v1/meetings/{meeting}/join", token=user["token"])[0] == 200
-    return meeting
-
 
 def listen(node, user, meeting):
     """A session of `user` on `node` subscribed to the room; (connection, recorder)."""
@@ -75,13 +43,6 @@ def posts(recorder):
 
 def seqs(recorder):
     return [int(f.headers["seq"]) for f in recorder.messages() if "seq" in f.headers]
-
-
-def wait_until(predicate, what, timeout=RELAY_WAIT):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def assert_in_order_once(recorder, expected_ids):

@@ -8,6 +8,12 @@ public struct ChatDeparture: Sendable, Equatable {
     public var meetingId: String
     /// Who no longer belongs to it.
     public var userId: String
+
+    /// A departure heard of elsewhere (another node, through the relay).
+    public init(meetingId: String, userId: String) {
+        self.meetingId = meetingId
+        self.userId = userId
+    }
 }
 
 /// The chat's reading of the domain-event log (consumer `chat`, docs/internals.md "Domain

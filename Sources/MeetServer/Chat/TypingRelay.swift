@@ -27,9 +27,12 @@ final class TypingRelay: Sendable {
     static let userQueue = "/user/queue/typing"
     let interval: TimeAmount
     let silence: TimeAmount
+    /// Where relayed indicators go: this node's sessions, and the other nodes' through the relay.
+    let live: LiveRelay
     private let states = Mutex<[String: State]>([:])
 
-    init(interval: TimeAmount = .seconds(1), silence: TimeAmount = .seconds(5)) {
+    init(live: LiveRelay, interval: TimeAmount = .seconds(1), silence: TimeAmount = .seconds(5)) {
+        self.live = live
         self.interval = interval
         self.silence = silence
     }
@@ -56,26 +59,26 @@ final class TypingRelay: Sendable {
             state.typing = false
             return true
         }
-        if relays { Self.relay(typing: typing, from: userId, to: target, broker: broker) }
+        if relays { relay(typing: typing, from: userId, to: target, broker: broker) }
     }
 
     /// The sender went silent while typing: tell the others they stopped.
     private func timedOut(_ key: String, userId: String, target: Target, broker: StompBroker) {
         let wasTyping = states.withLock { states in states.removeValue(forKey: key)?.typing ?? false }
-        if wasTyping { Self.relay(typing: false, from: userId, to: target, broker: broker) }
+        if wasTyping { relay(typing: false, from: userId, to: target, broker: broker) }
     }
 
-    private static func relay(typing: Bool, from userId: String, to target: Target, broker: StompBroker) {
+    private func relay(typing: Bool, from userId: String, to target: Target, broker: StompBroker) {
         let headers: StompHeaders = ["content-type": "application/json"]
         switch target {
         case .meeting(let meetingId):
             let body = TypingBody(userId: userId, meetingId: meetingId, typing: typing)
             guard let bytes = try? body.json() else { return }
-            broker.publish(to: "/topic/meetings.\(meetingId).typing", headers: headers, body: bytes)
+            live.publish(to: MeetingTopic(meetingId: meetingId, room: .typing).destination, headers: headers, body: bytes, on: broker)
         case .direct(let peerId):
             let body = TypingBody(userId: userId, meetingId: nil, typing: typing)
             guard let bytes = try? body.json() else { return }
-            broker.send(toUser: peerId, destination: userQueue, headers: headers, body: bytes)
+            live.sendTyping(toUser: peerId, headers: headers, body: bytes, on: broker)
         }
     }
 }

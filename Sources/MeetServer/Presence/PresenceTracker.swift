@@ -12,9 +12,32 @@ import Synchronization
 /// by the broker), numbered by `presence-seq` so that a new subscriber's snapshot and the live
 /// events join with no gap and no repeat. `lastSeenAt` is written in batches
 /// (``flushEvery``), never per connect.
+///
+/// With several nodes (docs/scaling.md) each node announces how its own users stand
+/// (``onAnnounce(_:)``) and hears the others' (``heard(_:from:)``): a user's status is the
+/// most present one over all nodes, so they are online while any node has them online.
 final class PresenceTracker: Sendable {
-    enum Status: String, Sendable, Decodable {
+    enum Status: String, Sendable, Codable, Comparable {
         case online, away, offline
+
+        /// Online beats away beats offline, when nodes see a user differently.
+        static func < (lhs: Status, rhs: Status) -> Bool {
+            lhs.presence < rhs.presence
+        }
+
+        private var presence: Int {
+            switch self {
+            case .offline: 0
+            case .away: 1
+            case .online: 2
+            }
+        }
+    }
+
+    /// How a user stands on one node: what nodes tell each other.
+    struct NodeStatus: Codable, Sendable, Equatable {
+        var userId: String
+        var status: Status
     }
 
     /// One connected user.
@@ -23,18 +46,30 @@ final class PresenceTracker: Sendable {
         var sessions: [String: Bool] = [:]
         /// Loaded once when the first session connects; nil until then.
         var hidden: Bool?
-        /// What their friends were last told.
-        var published = Status.offline
+        /// What the other nodes were last told of this node's sessions.
+        var announced = Status.offline
         var offline: Scheduled<Void>?
 
+        /// Their status on this node; within the grace after the last session it stays what it was.
         var status: Status {
-            guard hidden == false, !sessions.isEmpty else { return .offline }
+            guard hidden == false else { return .offline }
+            guard !sessions.isEmpty else { return announced }
             return sessions.values.contains(false) ? .online : .away
         }
     }
 
+    /// Another node's last word on a user.
+    private struct RemoteStatus {
+        var status: Status
+        var heardAt: ContinuousClock.Instant
+    }
+
     private struct State {
         var users: [String: UserState] = [:]
+        /// Other nodes' users that are not offline there: user → node → status.
+        var remote: [String: [String: RemoteStatus]] = [:]
+        /// What friends here were last told, for every user not offline.
+        var published: [String: Status] = [:]
         /// Starts at 1: a snapshot taken before any event is numbered 1, and the first event 2.
         var sequence: Int64 = 1
         /// Last-seen times not yet written.
@@ -49,6 +84,7 @@ final class PresenceTracker: Sendable {
     let eventLoop: any EventLoop
     private let state = Mutex(State())
     private let broker = Mutex<StompBroker?>(nil)
+    private let announcer = Mutex<(@Sendable ([NodeStatus]) -> Void)?>(nil)
     /// Events in the order they happened, sent one after another by one task: each reads the
     /// user's friends as they are then, so a block or a new friendship counts at once.
     private let outbox: AsyncStream<PresenceEvent>.Continuation
@@ -109,15 +145,15 @@ final class PresenceTracker: Sendable {
     /// The grace period ran out with no session back.
     private func wentOffline(_ userId: String) {
         let now = Date()
-        let event = state.withLock { state -> PresenceEvent? in
-            guard let user = state.users[userId], user.sessions.isEmpty else { return nil }
+        let (event, announcement) = state.withLock { state -> (PresenceEvent?, NodeStatus?) in
+            guard let user = state.users[userId], user.sessions.isEmpty else { return (nil, nil) }
             state.users[userId] = nil
-            guard user.hidden == false else { return nil }
-            state.lastSeen[userId] = now
+            guard user.hidden == false else { return (nil, nil) }
             state.unsaved[userId] = now
-            guard user.published != .offline else { return nil }
-            return Self.event(for: userId, user: user, status: .offline, at: now, in: &state)
+            let announcement = user.announced == .offline ? nil : NodeStatus(userId: userId, status: .offline)
+            return (Self.change(of: userId, at: now, in: &state), announcement)
         }
+        if let announcement { announce([announcement]) }
         if let event { send(event) }
     }
 
@@ -137,22 +173,82 @@ final class PresenceTracker: Sendable {
         update(userId)
     }
 
-    /// Tells the friends if the user's status is not what they were last told.
+    /// Tells the other nodes if the user's status here changed, and the friends if their
+    /// status over all nodes is not what they were last told.
     private func update(_ userId: String) {
-        let event = state.withLock { state -> PresenceEvent? in
-            guard var user = state.users[userId], user.hidden != nil, user.status != user.published else { return nil }
-            let status = user.status
-            user.published = status
-            state.users[userId] = user
-            return Self.event(for: userId, user: user, status: status, at: Date(), in: &state)
+        let (event, announcement) = state.withLock { state -> (PresenceEvent?, NodeStatus?) in
+            var announcement: NodeStatus?
+            if var user = state.users[userId], user.hidden != nil, user.status != user.announced {
+                user.announced = user.status
+                state.users[userId] = user
+                announcement = NodeStatus(userId: userId, status: user.status)
+            }
+            return (Self.change(of: userId, at: Date(), in: &state), announcement)
         }
+        if let announcement { announce([announcement]) }
         if let event { send(event) }
     }
 
-    private static func event(for userId: String, user: UserState, status: Status, at time: Date, in state: inout State) -> PresenceEvent {
+    /// The event that tells friends here of the user's status over all nodes, numbered next,
+    /// when it is not what they were last told (nothing while a local user's setting loads).
+    private static func change(of userId: String, at time: Date, in state: inout State) -> PresenceEvent? {
+        let local = state.users[userId]
+        guard local?.hidden != nil || local == nil else { return nil }
+        let status = ([local?.status ?? .offline] + (state.remote[userId]?.values.map(\.status) ?? [])).max() ?? .offline
+        guard status != state.published[userId] ?? .offline else { return nil }
+        state.published[userId] = status == .offline ? nil : status
+        let hidden = local?.hidden == true
+        if status == .offline, !hidden { state.lastSeen[userId] = time }
         state.sequence += 1
-        let lastSeen = user.hidden == true ? nil : time
-        return PresenceEvent(body: PresenceBody(userId: userId, status: status.rawValue, lastSeenAt: lastSeen), sequence: state.sequence)
+        let body = PresenceBody(userId: userId, status: status.rawValue, lastSeenAt: hidden ? nil : time)
+        return PresenceEvent(body: body, sequence: state.sequence)
+    }
+
+    /// Sets who hears how this node's users stand, whenever that changes (the relay).
+    func onAnnounce(_ announce: @escaping @Sendable ([NodeStatus]) -> Void) {
+        announcer.withLock { $0 = announce }
+    }
+
+    private func announce(_ statuses: [NodeStatus]) {
+        announcer.withLock { $0 }?(statuses)
+    }
+
+    /// Every user not offline on this node: what a node announces again now and then, so that
+    /// the others' word on its users does not expire.
+    func localStatuses() -> [NodeStatus] {
+        state.withLock { state in
+            state.users.compactMap { userId, user in
+                user.announced == .offline ? nil : NodeStatus(userId: userId, status: user.announced)
+            }
+        }
+    }
+
+    /// Takes another node's word on how its users stand, and tells friends here what changes.
+    func heard(_ statuses: [NodeStatus], from node: String) {
+        let now = ContinuousClock.now
+        let events = state.withLock { state in
+            statuses.compactMap { word -> PresenceEvent? in
+                var nodes = state.remote[word.userId] ?? [:]
+                nodes[node] = word.status == .offline ? nil : RemoteStatus(status: word.status, heardAt: now)
+                state.remote[word.userId] = nodes.isEmpty ? nil : nodes
+                return Self.change(of: word.userId, at: Date(), in: &state)
+            }
+        }
+        events.forEach(send)
+    }
+
+    /// Forgets other nodes' word older than `age` (a node that stopped refreshing is gone).
+    func forgetRemote(olderThan age: Duration) {
+        let cutoff = ContinuousClock.now - age
+        let events = state.withLock { state in
+            let stale = state.remote.filter { $0.value.values.contains { $0.heardAt < cutoff } }.keys
+            return stale.compactMap { userId -> PresenceEvent? in
+                let nodes = state.remote[userId]?.filter { $0.value.heardAt >= cutoff } ?? [:]
+                state.remote[userId] = nodes.isEmpty ? nil : nodes
+                return Self.change(of: userId, at: Date(), in: &state)
+            }
+        }
+        events.forEach(send)
     }
 
     private func send(_ event: PresenceEvent) {
@@ -199,7 +295,7 @@ final class PresenceTracker: Sendable {
     /// A friend's status and last-seen time as their friends may know them.
     private static func presence(of friend: (userId: String, hidden: Bool, lastSeenAt: Date?), in state: State) -> (status: Status, lastSeen: Date?) {
         guard !friend.hidden else { return (.offline, nil) }
-        let status = state.users[friend.userId]?.published ?? .offline
+        let status = state.published[friend.userId] ?? .offline
         return (status, status == .offline ? state.lastSeen[friend.userId] ?? friend.lastSeenAt : Date())
     }
 

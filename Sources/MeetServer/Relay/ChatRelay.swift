@@ -69,10 +69,9 @@ final class ChatRelay: Sendable {
         (events, queue) = AsyncStream.makeStream(of: Event.self)
     }
 
-    /// Takes over the broadcast of committed messages and follows the broker's rooms.
+    /// Takes over the broadcast of committed messages.
     func install() {
         chat.onCommitted { [weak self] messages in self?.committed(messages) }
-        broker.onInterest { [weak self] interest in self?.interestChanged(interest) }
     }
 
     /// Delivers until cancelled, in the order things happened.
@@ -148,7 +147,7 @@ final class ChatRelay: Sendable {
 
     /// Runs under the broker's subscription lock: reads where the stream stands before its
     /// first local subscriber is added, so that everything committed later reaches it.
-    private func interestChanged(_ interest: StompInterest) {
+    func interestChanged(_ interest: StompInterest) {
         switch interest {
         case .began(let destination):
             guard let stream = Self.stream(of: destination) else { return }

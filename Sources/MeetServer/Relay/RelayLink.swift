@@ -17,6 +17,17 @@ final class RelayLink: Sendable {
         /// The broker confirmed a SUBSCRIBE (after every reconnection too): from now on nothing
         /// published to `destination` is missed, so whatever came before must be read elsewhere.
         var following: @Sendable (_ destination: String) -> Void
+
+        /// Hands everything to each of `parts`, in order; each ignores what is not its own.
+        static func all(_ parts: [Handlers]) -> Handlers {
+            Handlers(
+                message: { destination, headers, body in
+                    for part in parts { part.message(destination, headers, body) }
+                },
+                following: { destination in
+                    for part in parts { part.following(destination) }
+                })
+        }
     }
 
     private enum Command: Sendable {

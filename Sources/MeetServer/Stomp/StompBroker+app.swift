@@ -7,7 +7,7 @@ import Stomp
 /// The app's STOMP broker: sessions authenticate with REST bearer tokens; destinations are
 /// opened by ``StompAuthorizerRules`` (and the sandbox, when configured). A sign-in that ends
 /// (``LiveSessions``) closes its sessions at once.
-func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices, logger: Logger) -> StompBroker {
+func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices, live: LiveRelay, logger: Logger) -> StompBroker {
     var stompLogger = logger
     stompLogger[metadataKey: "subsystem"] = "stomp"
     var brokerConfiguration = StompBroker.Configuration()
@@ -20,7 +20,7 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
         configuration: brokerConfiguration,
         authenticator: StompAccountAuthenticator(accounts: services.accounts),
         authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
-        application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase, typing: TypingRelay(),
+        application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase, typing: TypingRelay(live: live),
                                          presence: services.presence,
                                          onTheWay: OnTheWayRouting(tracker: onTheWay, database: services.database)),
         logger: stompLogger)
@@ -39,11 +39,16 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
             ChatRoomApplication.broadcast(messages, on: broker, linkBase: linkBase)
         }
     }
-    services.chat.onDeparted { [weak broker] departures in
+    let endHere: @Sendable ([ChatDeparture]) -> Void = { [weak broker] departures in
         guard let broker else { return }
         ChatRevocation.endSubscriptions(of: departures, on: broker)
         for departure in departures { onTheWay.stop(departure.userId, in: departure.meetingId) }
     }
+    services.chat.onDeparted { departures in
+        endHere(departures)
+        live.announce(departures)
+    }
+    live.onDeparture(endHere)
     services.presence.attach(to: broker)
     onTheWay.attach(to: broker)
     return broker

@@ -1,0 +1,99 @@
+"""What is live but never stored crosses nodes too (docs/scaling.md, `LiveRelay`): typing in a
+room and in a direct conversation, a member's departure ending their subscriptions on the other
+node, and presence (a friend online on one node is online to a friend on another, in the
+snapshot and live, and offline once gone from every node)."""
+import json
+import time
+
+from direct_support import befriend
+from meetings_support import register_users
+from relay_support import nodes, room, wait_until
+from stomp_support import connect_ws
+
+
+def subscribed(node, user, destination):
+    """A session of `user` on `node` with a receipted subscription to `destination`."""
+    conn, recorder = connect_ws(node, user["token"])
+    conn.subscribe(destination, id="live", headers={"receipt": "live"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers.get("receipt-id") == "live")
+    return conn, recorder
+
+
+def keep_typing_until_heard(sender, destination, recorder, heard_on):
+    """Typing is relayed live and never stored: what is sent before the other node follows the
+    topic on the relay is gone, as for a client that subscribes a moment later. So type (the
+    relay lets through one start a second) until the other node's session hears it."""
+    deadline = time.monotonic() + 60
+    while not [f for f in recorder.messages() if f.headers["destination"] == heard_on]:
+        assert time.monotonic() < deadline, f"nothing heard on {heard_on}"
+        sender.send(destination, json.dumps({"typing": True}), content_type="application/json")
+        time.sleep(1.1)
+    return json.loads(next(f for f in recorder.messages() if f.headers["destination"] == heard_on).body)
+
+
+def test_typing_crosses_nodes_in_rooms_and_direct_conversations(meetupd, rabbitmq):
+    a, b = nodes(meetupd, rabbitmq)
+    ann, bob = register_users(a, 2)
+    befriend(a, ann, bob)
+    meeting = room(a, [ann, bob])
+    topic = f"/topic/meetings.{meeting}.typing"
+    listener, on_b = subscribed(b, bob, topic)
+    listener.subscribe("/user/queue/typing", id="direct-typing")
+    typist, _ = connect_ws(a, ann["token"])
+    assert keep_typing_until_heard(typist, f"/app/meetings.{meeting}.typing", on_b, topic) == \
+        {"userId": ann["id"], "meetingId": meeting, "typing": True}
+    assert keep_typing_until_heard(typist, f"/app/direct.{bob['id']}.typing", on_b, "/user/queue/typing") == \
+        {"userId": ann["id"], "meetingId": None, "typing": True}
+    typist.disconnect()
+    listener.disconnect()
+
+
+def test_a_member_who_leaves_on_one_node_stops_hearing_the_room_on_another(meetupd, rabbitmq):
+    a, b = nodes(meetupd, rabbitmq)
+    ann, bob = register_users(a, 2)
+    meeting = room(a, [ann, bob])
+    chat = f"/topic/meetings.{meeting}.chat"
+    reader, on_b = subscribed(b, bob, chat)
+    reader.subscribe("/user/queue/errors", id="errors")
+    writer, _ = connect_ws(a, ann["token"])
+    writer.send(f"/app/meetings.{meeting}.chat", json.dumps({"text": "hello", "clientMessageId": "c1"}),
+                content_type="application/json")
+    # The room's first post reaching b means b follows the room on the relay.
+    wait_until(lambda: any(f.headers["destination"] == chat for f in on_b.messages()), "the first post on b")
+    assert a.request("POST", f"/api/v1/meetings/{meeting}/leave", token=bob["token"])[0] == 204
+    refusal = on_b.wait_for("MESSAGE", lambda f: f.headers["destination"] == "/user/queue/errors")
+    assert json.loads(refusal.body)["code"] == "meeting.notMember"
+    heard = len([f for f in on_b.messages() if f.headers["destination"] == chat])
+    writer.send(f"/app/meetings.{meeting}.chat", json.dumps({"text": "after", "clientMessageId": "c2"}),
+                content_type="application/json", headers={"receipt": "after"})
+    time.sleep(2.5)  # longer than the relay's sweep: nothing more may arrive on b
+    assert len([f for f in on_b.messages() if f.headers["destination"] == chat]) == heard
+    writer.disconnect()
+    reader.disconnect()
+
+
+def test_presence_is_the_same_on_every_node(meetupd, rabbitmq):
+    a, b = nodes(meetupd, rabbitmq, "--presence-grace", "1")
+    ann, bob = register_users(a, 2)
+    befriend(a, ann, bob)
+    ann_conn, _ = connect_ws(a, ann["token"])
+
+    def ann_in_snapshot():
+        """A fresh subscription on b: how its snapshot shows ann."""
+        conn, recorder = subscribed(b, bob, "/topic/presence.friends")
+        status = next(json.loads(f.body)["status"] for f in recorder.messages()
+                      if json.loads(f.body)["userId"] == ann["id"])
+        return conn, recorder, status
+
+    deadline = time.monotonic() + 60
+    while True:
+        bob_conn, on_b, status = ann_in_snapshot()
+        if status == "online":
+            break
+        bob_conn.disconnect()
+        assert time.monotonic() < deadline, "ann never showed online on b"
+        time.sleep(0.5)
+    ann_conn.disconnect()
+    wait_until(lambda: [json.loads(f.body)["status"] for f in on_b.messages()
+                        if json.loads(f.body)["userId"] == ann["id"]][-1] == "offline", "ann offline on b")
+    bob_conn.disconnect()
