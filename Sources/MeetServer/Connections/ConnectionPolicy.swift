@@ -1,11 +1,12 @@
 import MeetCore
 
 /// What every connection guard of the main port shares: the limits, the per-address counts,
-/// the canned refusals, the refusal metrics and the trusted proxies.
+/// the process-wide count, the canned refusals, the refusal metrics and the trusted proxies.
 struct ConnectionPolicy: Sendable {
     let limits: HTTPConnectionLimits
     let trustedProxies: TrustedProxies
     let perAddress: ConnectionsPerAddress
+    let open = OpenConnections.belowFileLimit()
     let refusals: ConnectionRefusals
     let metrics = HTTPRefusalMetrics()
 

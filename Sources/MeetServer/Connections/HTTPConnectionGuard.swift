@@ -70,6 +70,14 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func start(context: ChannelHandlerContext) {
         guard !started else { return }
         started = true
+        // Counted for the connection's whole life, upgraded or not: it holds a descriptor.
+        guard policy.open.admit() else {
+            metrics.count(.fileLimit)
+            refuse(refusals.busy, context: context)
+            return
+        }
+        let open = policy.open
+        context.channel.closeFuture.whenComplete { _ in open.release() }
         if let address = context.channel.remoteAddress?.ipAddress, policy.countsAddress(address) {
             guard policy.perAddress.admit(address) else {
                 metrics.count(.perAddress)

@@ -18,6 +18,8 @@ struct HTTPRefusalMetrics: Sendable {
         case malformed
         /// The client address already held its share of connections (503).
         case perAddress
+        /// The process held as many connections as its file limit leaves room for (503).
+        case fileLimit
     }
 
     private let counters: [Reason: Counter]

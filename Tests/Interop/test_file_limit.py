@@ -1,0 +1,81 @@
+"""A server near its file limit (`ulimit -n`) refuses connections instead of filling its file
+table: a full table kills the process (libdispatch traps when it cannot open a file), so the
+main port holds at most the limit less a reserve of 256 descriptors."""
+import os
+import selectors
+import socket
+import subprocess
+import time
+import urllib.request
+
+FILE_LIMIT = 400
+CEILING = FILE_LIMIT - 256
+CONNECTIONS = 300
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _first_bytes(connections: list[socket.socket], seconds: float) -> dict[socket.socket, bytes]:
+    """What each connection received first (b"" for a close), waiting at most `seconds` in all."""
+    received, selector = {}, selectors.DefaultSelector()
+    for connection in connections:
+        connection.setblocking(False)
+        selector.register(connection, selectors.EVENT_READ)
+    deadline = time.monotonic() + seconds
+    while len(received) < len(connections) and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=max(0.0, deadline - time.monotonic())):
+            try:
+                received[key.fileobj] = key.fileobj.recv(64)
+            except OSError:
+                received[key.fileobj] = b""
+            selector.unregister(key.fileobj)
+    selector.close()
+    return received
+
+
+def test_connections_past_the_file_limit_are_refused_and_the_server_stays_up(tmp_path):
+    binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
+    port = _free_port()
+    server = subprocess.Popen(["prlimit", f"--nofile={FILE_LIMIT}:{FILE_LIMIT}", binary, "serve", "--host", "127.0.0.1",
+                               "--port", str(port), "--data-dir", str(tmp_path / "data")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    connections = []
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, "meetupd exited at start"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "meetupd did not start listening"
+                time.sleep(0.1)
+        # Nothing is sent on these: a connection the server keeps waits for its head (10 s).
+        connections = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(CONNECTIONS)]
+        received = _first_bytes(connections, 8)
+        refused = [data for data in received.values() if data.startswith(b"HTTP/1.1 503")]
+        # The slot of the readiness probe above may still be held for a moment: one either way.
+        assert CONNECTIONS - CEILING - 1 <= len(refused) <= CONNECTIONS - CEILING, (len(refused), len(received))
+        for connection in connections:
+            connection.close()
+        connections = []
+        # The places come back as connections close.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as response:
+                    assert response.status == 200
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "no place came back"
+                time.sleep(0.2)
+        assert server.poll() is None
+    finally:
+        for connection in connections:
+            connection.close()
+        server.kill()
+        server.wait(timeout=30)
