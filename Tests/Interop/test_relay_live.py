@@ -1,7 +1,8 @@
 """What is live but never stored crosses nodes too (docs/scaling.md, `LiveRelay`): typing in a
-room and in a direct conversation, a member's departure ending their subscriptions on the other
-node, and presence (a friend online on one node is online to a friend on another, in the
-snapshot and live, and offline once gone from every node)."""
+room and in a direct conversation, members on the way (live and in a new subscriber's
+snapshot), a member's departure ending their subscriptions on the other node, and presence (a
+friend online on one node is online to a friend on another, in the snapshot and live, and
+offline once gone from every node)."""
 import json
 import time
 
@@ -46,6 +47,34 @@ def test_typing_crosses_nodes_in_rooms_and_direct_conversations(meetupd, rabbitm
         {"userId": ann["id"], "meetingId": None, "typing": True}
     typist.disconnect()
     listener.disconnect()
+
+
+def test_members_on_the_way_show_on_every_node(meetupd, rabbitmq):
+    # The meeting starts in a day: open the sharing window that far.
+    a, b = nodes(meetupd, rabbitmq, "--location-lead", "172800")
+    ann, bob, cat = register_users(a, 3)
+    meeting = room(a, [ann, bob, cat])
+    topic = f"/topic/meetings.{meeting}.locations"
+    watcher, on_b = subscribed(b, bob, topic)
+    walker, on_a = connect_ws(a, ann["token"])
+    position = {"lat": 50.45, "lon": 30.52, "accuracy": 8.0}
+    # Live only, like typing: report (within the rate limit) until the other node hears it.
+    deadline = time.monotonic() + 60
+    while not [f for f in on_b.messages() if f.headers["destination"] == topic]:
+        assert time.monotonic() < deadline, "ann's position never reached b"
+        walker.send(f"/app/meetings.{meeting}.location", json.dumps(position), content_type="application/json")
+        time.sleep(1.5)
+    heard = json.loads(next(f for f in on_b.messages() if f.headers["destination"] == topic).body)
+    assert heard["userId"] == ann["id"] and (heard["lat"], heard["lon"]) == (50.45, 30.52)
+    # A new subscriber on b starts from a snapshot that has ann in it.
+    late, on_late = subscribed(b, cat, topic)
+    snapshot = [json.loads(f.body) for f in on_late.messages() if f.headers["destination"] == topic]
+    assert [entry["userId"] for entry in snapshot] == [ann["id"]]
+    walker.send(f"/app/meetings.{meeting}.location", json.dumps({"stop": True}), content_type="application/json")
+    wait_until(lambda: any(json.loads(f.body).get("stopped") for f in on_b.messages()
+                           if f.headers["destination"] == topic), "ann's stop on b")
+    for conn in (watcher, walker, late):
+        conn.disconnect()
 
 
 def test_a_member_who_leaves_on_one_node_stops_hearing_the_room_on_another(meetupd, rabbitmq):

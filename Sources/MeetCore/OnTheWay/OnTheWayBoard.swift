@@ -18,6 +18,15 @@ public struct OnTheWayBoard: Sendable {
         public var etaSeconds: Int
         /// When the server received the position this is made from (its clock).
         public var updatedAt: Date
+
+        /// A position as another node's board made it (it came over the relay).
+        public init(userId: String, coordinate: Coordinate, distanceMeters: Int, etaSeconds: Int, updatedAt: Date) {
+            self.userId = userId
+            self.coordinate = coordinate
+            self.distanceMeters = distanceMeters
+            self.etaSeconds = etaSeconds
+            self.updatedAt = updatedAt
+        }
     }
 
     /// A member's sharing that ended by itself (see ``expire(at:)``).

@@ -4,13 +4,28 @@ import NIOCore
 
 /// What `/topic/meetings.{id}.locations` carries: `{userId, lat, lon, distanceMeters,
 /// etaSeconds, updatedAt}` for a member's position, `{userId, stopped: true}` when their
-/// sharing ends.
-enum OnTheWayBody: Encodable, Sendable {
+/// sharing ends. Decoded when another node's change comes over the relay.
+enum OnTheWayBody: Codable, Sendable {
     case position(OnTheWayBoard.Position)
     case stopped(String)
 
     init(_ position: OnTheWayBoard.Position) {
         self = .position(position)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let userId = try container.decode(String.self, forKey: .userId)
+        if try container.decodeIfPresent(Bool.self, forKey: .stopped) == true {
+            self = .stopped(userId)
+            return
+        }
+        self = .position(OnTheWayBoard.Position(
+            userId: userId,
+            coordinate: Coordinate(lat: try container.decode(Double.self, forKey: .lat), lon: try container.decode(Double.self, forKey: .lon)),
+            distanceMeters: try container.decode(Int.self, forKey: .distanceMeters),
+            etaSeconds: try container.decode(Int.self, forKey: .etaSeconds),
+            updatedAt: try container.decode(Date.self, forKey: .updatedAt)))
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -37,6 +52,13 @@ enum OnTheWayBody: Encodable, Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         return ByteBuffer(data: try encoder.encode(self))
+    }
+
+    /// A body as ``json()`` wrote it (another node's).
+    init(json: ByteBuffer) throws {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        self = try decoder.decode(Self.self, from: Data(buffer: json))
     }
 }
 

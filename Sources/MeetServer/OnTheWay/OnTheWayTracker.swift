@@ -9,14 +9,24 @@ import Synchronization
 /// `/topic/meetings.{id}.locations` numbered by `location-seq`, so that a new subscriber's
 /// snapshot and the live updates join with no gap and no repeat. Positions stay in memory:
 /// nothing of them is ever written to the database or a log.
+///
+/// With several nodes, each node's board holds the members who report through it; their
+/// changes also go to the relay (``LiveRelay``), and each node keeps the other nodes' members
+/// beside its board (``mirror(_:in:)``), numbered by its own `location-seq`, until they stop
+/// or fall silent for ``remoteSilence`` (their node went away).
 final class OnTheWayTracker: Sendable {
     static let positionHeader = "location-seq"
+    /// How long another node's member on the way stays on the map without news.
+    static let remoteSilence: TimeInterval = 600
 
     private struct State {
         var board: OnTheWayBoard
         /// Starts at 1: a snapshot taken before any change is numbered 1, the first change 2.
         var sequence: Int64 = 1
         weak var broker: StompBroker?
+        var live: LiveRelay?
+        /// Members reporting through other nodes: meeting → user → position.
+        var remote: [String: [String: OnTheWayBoard.Position]] = [:]
     }
 
     let eventLoop: any EventLoop
@@ -40,10 +50,14 @@ final class OnTheWayTracker: Sendable {
 
     static func topic(_ meetingId: String) -> String { "/topic/meetings.\(meetingId).locations" }
 
-    /// Publishes through `broker` and follows its sessions: a member whose connection drops
-    /// stops sharing after the disconnect grace unless they report again.
-    func attach(to broker: StompBroker) {
-        eventLoop.execute { self.state.value.broker = broker }
+    /// Publishes through `broker` (and `live`, to the other nodes) and follows its sessions: a
+    /// member whose connection drops stops sharing after the disconnect grace unless they report
+    /// again.
+    func attach(to broker: StompBroker, live: LiveRelay) {
+        eventLoop.execute {
+            self.state.value.broker = broker
+            self.state.value.live = live
+        }
         broker.onSessionChange { [weak self] change in
             guard case .disconnected(_, let session) = change, let self else { return }
             let time = now()
@@ -76,15 +90,43 @@ final class OnTheWayTracker: Sendable {
         }
     }
 
-    private func expire() {
-        guard !state.value.board.isEmpty else { return }
-        for ended in state.value.board.expire(at: now()) { publish(.stopped(ended.userId), in: ended.meetingId) }
+    /// Takes a change another node published for its own member, and tells this node's
+    /// subscribers.
+    func mirror(_ body: OnTheWayBody, in meetingId: String) {
+        eventLoop.execute {
+            switch body {
+            case .position(let position):
+                self.state.value.remote[meetingId, default: [:]][position.userId] = position
+            case .stopped(let userId):
+                guard self.state.value.remote[meetingId]?.removeValue(forKey: userId) != nil else { return }
+                if self.state.value.remote[meetingId]?.isEmpty == true { self.state.value.remote[meetingId] = nil }
+            }
+            self.publish(body, in: meetingId, relayed: true)
+        }
     }
 
-    private func publish(_ body: OnTheWayBody, in meetingId: String) {
+    private func expire() {
+        let time = now()
+        if !state.value.board.isEmpty {
+            for ended in state.value.board.expire(at: time) { publish(.stopped(ended.userId), in: ended.meetingId) }
+        }
+        for (meetingId, positions) in state.value.remote {
+            for (userId, position) in positions where time.timeIntervalSince(position.updatedAt) >= Self.remoteSilence {
+                mirror(.stopped(userId), in: meetingId)
+            }
+        }
+    }
+
+    /// Tells the meeting's subscribers here, and the other nodes' unless it came from them.
+    private func publish(_ body: OnTheWayBody, in meetingId: String, relayed: Bool = false) {
         state.value.sequence += 1
         guard let broker = state.value.broker, let bytes = try? body.json() else { return }
-        broker.publish(to: Self.topic(meetingId), headers: Self.headers(state.value.sequence), body: bytes)
+        let headers = Self.headers(state.value.sequence)
+        if relayed {
+            broker.publish(to: Self.topic(meetingId), headers: headers, body: bytes)
+        } else {
+            state.value.live?.publish(to: Self.topic(meetingId), headers: headers, body: bytes, on: broker)
+        }
     }
 
     private static func headers(_ sequence: Int64) -> StompHeaders {
@@ -98,7 +140,9 @@ final class OnTheWayTracker: Sendable {
             guard after == 0 else { return [] }
             return try await eventLoop.submit {
                 let state = self.state.value
-                return try state.board.positions(in: meetingId).map { position in
+                let local = state.board.positions(in: meetingId)
+                let others = state.remote[meetingId]?.values.filter { position in !local.contains { $0.userId == position.userId } } ?? []
+                return try (local + others).sorted { $0.userId < $1.userId }.map { position in
                     StompCatchUp.Message(headers: Self.headers(state.sequence), body: try OnTheWayBody(position).json(),
                                          position: state.sequence)
                 }

@@ -5,12 +5,12 @@ import Stomp
 import Synchronization
 
 /// What is live but never stored, across nodes (docs/scaling.md): typing in rooms and direct
-/// conversations, departures from rooms, and presence. What a node publishes for its own
+/// conversations, members on the way, departures from rooms, and presence. What a node publishes for its own
 /// sessions goes to the relay as well, marked with the node's name, and each node hands what
 /// the others published to its own sessions. Without a relay only the local part runs.
 ///
-/// - Typing in a room travels on the room's own topic, followed while the node has a local
-///   subscriber; typing in a direct conversation on `/topic/typing.{userId}`, followed while
+/// - Typing and members on the way travel on the room's own topics, followed while the node
+///   has a local subscriber; typing in a direct conversation on `/topic/typing.{userId}`, followed while
 ///   the user has a local subscription to `/user/queue/typing`.
 /// - A departure travels on each of the room's topics (`chat`, `typing`, `locations`), so a
 ///   node that holds any subscription of the leaver to the room hears it and ends it.
@@ -31,6 +31,7 @@ final class LiveRelay: Sendable {
     let presence: PresenceTracker
     private let link: RelayLink?
     private let departed = Mutex<(@Sendable ([ChatDeparture]) -> Void)?>(nil)
+    private let located = Mutex<(@Sendable (_ meetingId: String, _ body: ByteBuffer) -> Void)?>(nil)
 
     /// Publishes locally, and through `link` when there is a relay; a node's name tells its
     /// own publications apart when they come back.
@@ -46,6 +47,11 @@ final class LiveRelay: Sendable {
     /// Sets what ends this node's subscriptions of members who left a room on another node.
     func onDeparture(_ depart: @escaping @Sendable ([ChatDeparture]) -> Void) {
         departed.withLock { $0 = depart }
+    }
+
+    /// Sets what takes another node's member on the way (``OnTheWayTracker/mirror(_:in:)``).
+    func onLocation(_ locate: @escaping @Sendable (_ meetingId: String, _ body: ByteBuffer) -> Void) {
+        located.withLock { $0 = locate }
     }
 
     /// Until cancelled, announces this node's users again every ``presenceRefresh`` and forgets
@@ -129,6 +135,8 @@ final class LiveRelay: Sendable {
             departed.withLock { $0 }?([ChatDeparture(meetingId: topic.meetingId, userId: userId)])
         } else if let topic = MeetingTopic(destination: destination), topic.room == .typing {
             broker.publish(to: destination, headers: Self.local(headers), body: body)
+        } else if let topic = MeetingTopic(destination: destination), topic.room == .locations {
+            located.withLock { $0 }?(topic.meetingId, body)
         } else if let userId = Self.typingUser(destination) {
             broker.send(toUser: userId, destination: TypingRelay.userQueue, headers: Self.local(headers), body: body)
         }

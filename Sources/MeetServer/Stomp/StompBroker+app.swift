@@ -50,6 +50,9 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
     }
     live.onDeparture(endHere)
     services.presence.attach(to: broker)
-    onTheWay.attach(to: broker)
+    onTheWay.attach(to: broker, live: live)
+    live.onLocation { meetingId, body in
+        if let change = try? OnTheWayBody(json: body) { onTheWay.mirror(change, in: meetingId) }
+    }
     return broker
 }
