@@ -75,8 +75,11 @@ struct ChatBatchWriter: Sendable {
     /// Stores one post with its room's next seq, or finds the one it repeats.
     private func append(_ post: ChatService.Post, in db: Database) throws -> ChatService.Posted {
         let roomId = ChatRoomId.meeting(post.meetingId)
-        let (meeting, role) = try MeetingRecord.visible(post.meetingId, to: post.senderId, in: db)
-        guard role == .organizer || role == .member else { throw MeetError.notMember }
+        guard let meeting = try MeetingAccess.roomAccess(of: post.senderId, toMeeting: post.meetingId, in: db) else {
+            // Not a member: the refusal a private meeting's outsider gets is "not found".
+            _ = try MeetingRecord.visible(post.meetingId, to: post.senderId, in: db)
+            throw MeetError.notMember
+        }
         if let earlier = try ChatRoomLog.repeated(post.draft, by: post.senderId, in: roomId, db) {
             return .init(message: earlier, isRepeat: true)
         }

@@ -82,7 +82,7 @@ extension ChatMessage {
         self.init(
             id: row["id"], roomId: row["roomId"], meetingId: row["meetingId"], recipientId: row["recipientId"], seq: row["seq"], type: Kind(rawValue: row["type"]) ?? .message,
             senderId: row["senderId"], senderName: row["senderName"], senderPhotoId: row["senderPhotoId"], text: row["text"],
-            attachments: (try? JSONDecoder().decode([String].self, from: Data(attachments.utf8))) ?? [],
+            attachments: attachments == "[]" ? [] : (try? JSONDecoder().decode([String].self, from: Data(attachments.utf8))) ?? [],
             replyToSeq: row["replyToSeq"], sentAt: Date(timeIntervalSince1970: row["sentAt"]),
             clientMessageId: row["clientMessageId"], refersToSeq: row["refersToSeq"],
             system: (row["system"] as String?).flatMap { try? JSONDecoder().decode(ChatSystemNote.self, from: Data($0.utf8)) },

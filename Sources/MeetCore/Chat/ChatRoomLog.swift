@@ -35,7 +35,9 @@ enum ChatRoomLog {
             UPDATE chatRoom SET lastSeq = lastSeq + 1, lastMessageAt = ? WHERE id = ? RETURNING lastSeq
             """), arguments: [time.timeIntervalSince1970, roomId])!
         let id = RandomToken.id()
-        let attachments = String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
+        // Most rows have no attachments: no encoder for them.
+        let attachments = entry.attachments.isEmpty
+            ? "[]" : String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
         let system = try entry.system.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try db.cachedStatement(sql: """
             INSERT INTO chatMessage (roomId, seq, id, type, senderId, text, attachments, replyToSeq, refersToSeq, system,

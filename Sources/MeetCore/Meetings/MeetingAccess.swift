@@ -63,7 +63,23 @@ public enum MeetingAccess {
     /// The user's role in the meeting, or `meeting.notFound` if the meeting does not exist or
     /// is private and the user may not know about it (so chat answers exactly like a read).
     static func role(of userId: String, inMeeting meetingId: String, in db: Database) throws -> MeetingRole {
-        try MeetingRecord.visible(meetingId, to: userId, in: db).1
+        if let access = try roomAccess(of: userId, toMeeting: meetingId, in: db) { return access.role }
+        return try MeetingRecord.visible(meetingId, to: userId, in: db).1
+    }
+
+    /// The organizer's or a member's role in meeting `meetingId`, with what a post to its room
+    /// needs (title, cancelled), or nil for anyone else (and for no such meeting): then
+    /// ``MeetingRecord/visible(_:to:in:)`` says which refusal applies. One cached statement
+    /// reading three columns by position, since every chat post and SEND asks this: decoding
+    /// the whole meeting record looked its columns up by name, which cost more than the read.
+    static func roomAccess(of userId: String, toMeeting meetingId: String,
+                           in db: Database) throws -> (role: MeetingRole, title: String, isCancelled: Bool)? {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                  SELECT organizerId = ?2, title, cancelledAt IS NOT NULL FROM meeting
+                  WHERE id = ?1 AND (organizerId = ?2 OR EXISTS (SELECT 1 FROM meetingMember WHERE meetingId = ?1 AND userId = ?2))
+                  """), arguments: [meetingId, userId])
+        else { return nil }
+        return (role: row[0] ? .organizer : .member, title: row[1], isCancelled: row[2])
     }
 
     /// The same, read from `database` on its own reader threads, for callers without a
