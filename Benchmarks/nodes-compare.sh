@@ -26,8 +26,8 @@
 #
 # Settings, from the environment: LAYOUTS ("one three three-local"), SCENARIOS ("1x1000 100x10
 # idle"), RATES_1x1000 ("10000 30000" offered deliveries/s), RATES_100x10 ("500 2000"), SIZE
-# (100 text bytes), DURATION (10 s), WARMUP (3 s), DRAIN (10 s), IDLE_ONE (19500), IDLE_PER_NODE
-# (15000), GENERATOR_SESSIONS (8000), HOLD (20 s), IDLE_CONNECT_RATE (200 new sessions/s over all
+# (100 text bytes), DURATION (10 s), WARMUP (3 s), DRAIN (10 s), IDLE_ONE (21000), IDLE_PER_NODE
+# (15000), GENERATOR_SESSIONS (8000), HOLD (20 s), IDLE_CONNECT_RATE (400 new sessions/s over all
 # generators: on a busy machine a faster ramp outruns the nodes, which then close sessions
 # whose CONNECT or heart-beats they did not read in time), BROKER_CORE (0),
 # LOAD_CORE (1), NODES_COMPARE_DIR (.build/nodes-compare), MEETUPD_BIN (a meetupd binary to use
@@ -41,11 +41,11 @@ size=${SIZE:-100}
 duration=${DURATION:-10}
 warmup=${WARMUP:-3}
 drain=${DRAIN:-10}
-idle_one=${IDLE_ONE:-19500}
+idle_one=${IDLE_ONE:-21000}
 idle_per_node=${IDLE_PER_NODE:-15000}
 generator_sessions=${GENERATOR_SESSIONS:-8000}
 hold=${HOLD:-20}
-idle_connect_rate=${IDLE_CONNECT_RATE:-200}
+idle_connect_rate=${IDLE_CONNECT_RATE:-400}
 broker_core=${BROKER_CORE:-0}
 load_core=${LOAD_CORE:-1}
 source Benchmarks/bench-lib.sh

@@ -78,7 +78,7 @@ def idle_table(results: str) -> None:
         growth = (summary["rss_peak_kib"] - summary["rss_before_kib"]) / held if held else 0
         closed = sum(g["closed"] for g in generators)
         print(f"| {summary['nodes']} node{'s' if summary['nodes'] > 1 else ''} | {summary['asked']:,} | **{held:,}** | {summary['asked'] - held - closed:,} | {closed:,} "
-              f"| {max(g['setup_seconds'] for g in generators):.1f} s | {max(g['connect_p99_ms'] for g in generators) / 1000:.1f} s "
+              f"| {max(g['setup_seconds'] for g in generators):.1f} s | {max(g['connect_p99_ms'] for g in generators):,.0f} ms "
               f"| {growth:.1f} KiB | {f'{held / anchor:.2f}×' if anchor else '—'} | {summary['load_average']:.1f} |")
     print()
 
