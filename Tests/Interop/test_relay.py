@@ -248,7 +248,7 @@ def test_a_node_cut_off_from_rabbitmq_notices_the_silence_and_connects_anew(meet
     try:
         a = meetupd("--relay", rabbitmq.url)
         b = meetupd("--relay", f"stomp://guest:guest@127.0.0.1:{partition.port}/?heart-beat=1", data=a.data)
-        wait_until(lambda: partition.accepted == 1, "b to connect to the relay")
+        wait_until(lambda: partition.accepted >= 1, "b to connect to the relay")
         ann, bob = register_users(a, 2)
         befriend(a, ann, bob)
         sender, _ = connect_ws(a, bob["token"])
@@ -266,7 +266,7 @@ def test_a_node_cut_off_from_rabbitmq_notices_the_silence_and_connects_anew(meet
         say(3)
         partition.cut()
         say(3)
-        wait_until(lambda: partition.accepted == 2, "b to give up on the silent link and connect anew")
+        wait_until(lambda: partition.accepted >= 2, "b to give up on the silent link and connect anew")
         say(3)
         wait_until(lambda: len(on_b.messages()) >= len(sent), "every direct message on b")
         time.sleep(0.3)
