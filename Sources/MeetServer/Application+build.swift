@@ -27,6 +27,8 @@ public func buildApplication(
         let counts = broker?.signedInCounts ?? (sessions: 0, users: 0)
         return ServerLiveFigures(stompSessions: counts.sessions, stompUsers: counts.users)
     }
+    // Every listener's connections hold descriptors of the one file table.
+    let openConnections = OpenConnections.belowFileLimit()
     let relay = relayLink.map {
         RelayService(link: $0, live: live, chat: services.chat, broker: broker, linkBase: configuration.linkBase, logger: relayLogger)
     }
@@ -35,7 +37,7 @@ public func buildApplication(
         server: .http1WebSocket(
             configuration.webSocketEcho ? .echo() : .stomp(broker),
             policy: ConnectionPolicy(limits: configuration.httpLimits, trustedProxies: configuration.trustedProxies,
-                                     localizer: services.localizer)),
+                                     localizer: services.localizer, open: openConnections)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "meetupd"),
         // Stopped in reverse order: the feed saves its cursors once HTTP no longer serves.
         services: [FeedLifecycle(meetings: services.meetings, logger: logger),
@@ -49,7 +51,8 @@ public func buildApplication(
             + [ChatEventsService(chat: services.chat, logger: logger)]
             + (relay.map { [$0] } ?? [])
             + (configuration.stompPort.map { [StompTCPService(host: configuration.host, port: $0, broker: broker,
-                                                                   gate: StompPortGate(limit: configuration.httpLimits.maxConnectionsPerAddress,
+                                                                   gate: StompPortGate(open: openConnections,
+                                                                                       limit: configuration.httpLimits.maxConnectionsPerAddress,
                                                                                        trustedProxies: configuration.trustedProxies))] } ?? []),
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger

@@ -1,23 +1,30 @@
 import NIOCore
 
-/// Decides, by client address, which connections the STOMP TCP port serves, and hears when one
-/// no longer counts: once it signed in (the broker's own limits bound it from then on) or closed.
+/// Decides which connections the STOMP TCP port serves. A connection holds a place for as long as
+/// it is open (each holds a file descriptor) and a place of its client address until it signs in
+/// (the broker's own limits bound it from then on).
 public protocol StompAddressGate: Sendable {
-    /// Takes a place for a connection from `address`; false refuses the connection.
-    func admit(_ address: String) -> Bool
-    /// Gives back a place taken by ``admit(_:)``.
-    func release(_ address: String)
+    /// Takes the places of a new connection from `address`; answers why it is refused, or nil
+    /// when it is served (then it holds both places).
+    func admit(_ address: String) -> String?
+    /// Gives back the address place of a connection that signed in.
+    func signedIn(_ address: String)
+    /// Gives back what a closed connection still held: its open place, and its address place
+    /// unless it had signed in.
+    func closed(_ address: String, signedIn: Bool)
 }
 
 /// Sent down the pipeline (`triggerUserOutboundEvent`) by a session once it signed in.
 struct StompSignedIn {}
 
-/// Holds a connection's place at the gate until the session signs in or the connection closes.
+/// Holds a connection's places at the gate: its address place until the session signs in, its
+/// open place until the connection closes.
 final class StompAddressSlot: ChannelOutboundHandler, RemovableChannelHandler {
     typealias OutboundIn = ByteBuffer
 
     private let gate: any StompAddressGate
-    private var address: String?
+    private let address: String
+    private var signedIn = false
 
     init(gate: any StompAddressGate, address: String) {
         self.gate = gate
@@ -29,17 +36,13 @@ final class StompAddressSlot: ChannelOutboundHandler, RemovableChannelHandler {
             context.triggerUserOutboundEvent(event, promise: promise)
             return
         }
-        giveBack()
+        if !signedIn { gate.signedIn(address) }
+        signedIn = true
         promise?.succeed()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        giveBack()
-    }
-
-    private func giveBack() {
-        if let address { gate.release(address) }
-        address = nil
+        gate.closed(address, signedIn: signedIn)
     }
 }
 
@@ -47,8 +50,14 @@ final class StompAddressSlot: ChannelOutboundHandler, RemovableChannelHandler {
 final class StompRefusedConnection: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
+    private let reason: String
+
+    init(reason: String) {
+        self.reason = reason
+    }
+
     func channelActive(context: ChannelHandlerContext) {
-        let refusal = StompFrame(.error, headers: ["message": "too many connections from your address; try again later"])
+        let refusal = StompFrame(.error, headers: ["message": reason])
         let bytes = StompFrameEncoder.encode(refusal, version: .v1_2, allocator: context.channel.allocator)
         context.writeAndFlush(NIOAny(bytes)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }

@@ -4,8 +4,8 @@ import NIOPosix
 /// STOMP over plain TCP: a listener whose every connection is a session of `broker`.
 public enum StompTCPServer {
     /// Binds `host:port` (port 0 picks a free one) and serves until the returned channel is closed.
-    /// With a `gate`, a connection is served only if its address is admitted, and holds its place
-    /// until it signs in.
+    /// With a `gate`, a connection is served only if the gate admits it, and holds its places
+    /// until it signs in and until it closes.
     public static func bind(host: String, port: Int, broker: StompBroker, gate: (any StompAddressGate)? = nil,
                             group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> any Channel {
         try await ServerBootstrap(group: group)
@@ -16,8 +16,8 @@ public enum StompTCPServer {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     if let gate, let address = channel.remoteAddress?.ipAddress {
-                        guard gate.admit(address) else {
-                            try pipeline.addHandler(StompRefusedConnection())
+                        if let refusal = gate.admit(address) {
+                            try pipeline.addHandler(StompRefusedConnection(reason: refusal))
                             return
                         }
                         try pipeline.addHandler(StompAddressSlot(gate: gate, address: address))

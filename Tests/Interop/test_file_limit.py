@@ -1,6 +1,7 @@
 """A server near its file limit (`ulimit -n`) refuses connections instead of filling its file
 table: a full table kills the process (libdispatch traps when it cannot open a file), so the
-main port holds at most the limit less a reserve of 256 descriptors."""
+main port and the STOMP port together hold at most the limit less a reserve of 256 descriptors."""
+import contextlib
 import os
 import selectors
 import socket
@@ -37,13 +38,14 @@ def _first_bytes(connections: list[socket.socket], seconds: float) -> dict[socke
     return received
 
 
-def test_connections_past_the_file_limit_are_refused_and_the_server_stays_up(tmp_path):
+@contextlib.contextmanager
+def _server(tmp_path, *arguments: str):
+    """meetupd under a file limit of FILE_LIMIT, listening on the port it yields."""
     binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
     port = _free_port()
     server = subprocess.Popen(["prlimit", f"--nofile={FILE_LIMIT}:{FILE_LIMIT}", binary, "serve", "--host", "127.0.0.1",
-                               "--port", str(port), "--data-dir", str(tmp_path / "data")],
+                               "--port", str(port), "--data-dir", str(tmp_path / "data"), *arguments],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    connections = []
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -54,28 +56,57 @@ def test_connections_past_the_file_limit_are_refused_and_the_server_stays_up(tmp
             except OSError:
                 assert time.monotonic() < deadline, "meetupd did not start listening"
                 time.sleep(0.1)
-        # Nothing is sent on these: a connection the server keeps waits for its head (10 s).
-        connections = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(CONNECTIONS)]
-        received = _first_bytes(connections, 8)
-        refused = [data for data in received.values() if data.startswith(b"HTTP/1.1 503")]
-        # The slot of the readiness probe above may still be held for a moment: one either way.
-        assert CONNECTIONS - CEILING - 1 <= len(refused) <= CONNECTIONS - CEILING, (len(refused), len(received))
-        for connection in connections:
-            connection.close()
-        connections = []
-        # The places come back as connections close.
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as response:
-                    assert response.status == 200
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "no place came back"
-                time.sleep(0.2)
-        assert server.poll() is None
+        yield server, port
     finally:
-        for connection in connections:
-            connection.close()
         server.kill()
         server.wait(timeout=30)
+
+
+def _wait_until_healthy(port: int) -> None:
+    """Waits until the main port serves again: places come back as connections close."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10) as response:
+                assert response.status == 200
+            return
+        except OSError:
+            assert time.monotonic() < deadline, "no place came back"
+            time.sleep(0.2)
+
+
+def test_connections_past_the_file_limit_are_refused_and_the_server_stays_up(tmp_path):
+    connections = []
+    with _server(tmp_path) as (server, port):
+        try:
+            # Nothing is sent on these: a connection the server keeps waits for its head (10 s).
+            connections = [socket.create_connection(("127.0.0.1", port), timeout=10) for _ in range(CONNECTIONS)]
+            received = _first_bytes(connections, 8)
+            refused = [data for data in received.values() if data.startswith(b"HTTP/1.1 503")]
+            # The slot of the readiness probe above may still be held for a moment: one either way.
+            assert CONNECTIONS - CEILING - 1 <= len(refused) <= CONNECTIONS - CEILING, (len(refused), len(received))
+        finally:
+            for connection in connections:
+                connection.close()
+        _wait_until_healthy(port)
+        assert server.poll() is None
+
+
+def test_the_stomp_port_counts_against_the_same_file_limit(tmp_path):
+    stomp_port = _free_port()
+    connections = []
+    with _server(tmp_path, "--stomp-port", str(stomp_port)) as (server, port):
+        try:
+            # Nothing is sent on these: a STOMP connection the server keeps waits for CONNECT (10 s).
+            connections = [socket.create_connection(("127.0.0.1", stomp_port), timeout=10) for _ in range(CONNECTIONS)]
+            received = _first_bytes(connections, 8)
+            refused = [data for data in received.values() if data.startswith(b"ERROR")]
+            assert CONNECTIONS - CEILING - 1 <= len(refused) <= CONNECTIONS - CEILING, (len(refused), len(received))
+            # The STOMP connections hold every place, so the main port refuses too.
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as probe:
+                assert _first_bytes([probe], 8).get(probe, b"").startswith(b"HTTP/1.1 503")
+        finally:
+            for connection in connections:
+                connection.close()
+        _wait_until_healthy(port)
+        assert server.poll() is None

@@ -6,12 +6,16 @@ struct ConnectionPolicy: Sendable {
     let limits: HTTPConnectionLimits
     let trustedProxies: TrustedProxies
     let perAddress: ConnectionsPerAddress
-    let open = OpenConnections.belowFileLimit()
+    let open: OpenConnections
     let refusals: ConnectionRefusals
     let metrics = HTTPRefusalMetrics()
 
-    init(limits: HTTPConnectionLimits, trustedProxies: TrustedProxies, localizer: any Localizing) {
+    /// `open` is shared with the other listeners of the process (`--stomp-port`): they all hold
+    /// descriptors of the same file table.
+    init(limits: HTTPConnectionLimits, trustedProxies: TrustedProxies, localizer: any Localizing,
+         open: OpenConnections = .belowFileLimit()) {
         self.limits = limits
+        self.open = open
         self.trustedProxies = trustedProxies
         self.perAddress = ConnectionsPerAddress(limit: limits.maxConnectionsPerAddress)
         self.refusals = ConnectionRefusals(localizer: localizer, limits: limits)
