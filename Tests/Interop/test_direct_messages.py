@@ -147,3 +147,56 @@ def test_a_photo_in_a_direct_message_is_for_the_two_of_them(meetupd):
     assert json.loads(delivered.body)["attachments"] == [photo]
     assert [fetch(f"/api/v1/media/{photo}", server, who)[0] for who in (bob, cat)] == [200, 404]
     conn.disconnect()
+
+
+def change(conn, recorder, peer, action, body, receipt):
+    """Edits or deletes in the conversation with `peer`; the RECEIPT or the refusal."""
+    conn.send(f"/app/direct.{peer['id']}.{action}", json.dumps(body), content_type="application/json",
+              headers={"receipt": receipt})
+    return recorder.wait_for(("RECEIPT", "MESSAGE"), lambda f: f.headers.get("receipt-id") == receipt)
+
+
+def test_authors_edit_and_delete_their_direct_messages_on_every_device(meetupd):
+    server = meetupd()
+    ann, bob = register_users(server, 2)
+    befriend(server, ann, bob)
+    ann_phone, bob_phone = device(server, ann), device(server, bob)
+    assert send(*ann_phone, bob, "see you at 6", "r1").cmd == "RECEIPT"
+    assert send(*ann_phone, bob, "bring a torch", "r2").cmd == "RECEIPT"
+
+    # Only the author changes a message: Bob is refused, and nothing reaches anyone.
+    refusal = change(*bob_phone, ann, "edit", {"seq": 1, "text": "see you at 7"}, "x1")
+    assert refusal.cmd == "MESSAGE" and refusal.headers["code"] == "chatMessage.notAuthor"
+    refusal = change(*bob_phone, ann, "delete", {"seq": 99}, "x2")
+    assert refusal.cmd == "MESSAGE" and refusal.headers["code"] == "chatMessage.notFound"
+
+    assert change(*ann_phone, bob, "edit", {"seq": 1, "text": "see you at 7"}, "e1").cmd == "RECEIPT"
+    assert change(*ann_phone, bob, "delete", {"seq": 2}, "d1").cmd == "RECEIPT"
+    # Both inboxes get both events, each with its own seq and inbox-seq, referring to the message.
+    for _, recorder in (ann_phone, bob_phone):
+        recorder.wait_for("MESSAGE", lambda f: json.loads(f.body).get("type") == "deleted")
+        events = [(json.loads(f.body), f.headers) for f in direct_messages(recorder)][2:]
+        assert [(e["type"], e["seq"], e["refersToSeq"], e.get("text")) for e, _ in events] == [
+            ("edited", 3, 1, "see you at 7"), ("deleted", 4, 2, None)]
+        assert [h["inbox-seq"] for _, h in events] == ["3", "4"]
+
+    # History shows the latest state: the edited text, the deleted message's seq without text.
+    status, _, page = server.request("GET", f"/api/v1/direct/{ann['id']}/messages", token=bob["token"])
+    latest = {m["seq"]: m for m in page["items"]}
+    assert status == 200 and latest[1]["text"] == "see you at 7" and latest[1]["editedAt"]
+    assert latest[2].get("text") is None and latest[2]["deletedAt"]
+
+    # A device that was away replays the events in its inbox order.
+    conn, recorder = connect_ws(server, bob["token"])
+    conn.subscribe("/user/queue/direct", id="direct", headers={"since-seq": "2", "receipt": "caught-up"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "caught-up")
+    assert [json.loads(f.body)["type"] for f in direct_messages(recorder)] == ["edited", "deleted"]
+    conn.disconnect()
+
+    # Once they are no longer friends, the conversation is closed to changes too.
+    status, _, _ = server.request("DELETE", f"/api/v1/friends/{bob['id']}", token=ann["token"])
+    assert status == 204
+    refusal = change(*ann_phone, bob, "edit", {"seq": 1, "text": "never mind"}, "e2")
+    assert refusal.cmd == "MESSAGE" and refusal.headers["code"] == "chatRoom.readOnly"
+    for conn, _ in (ann_phone, bob_phone):
+        conn.disconnect()

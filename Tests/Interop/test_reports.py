@@ -145,7 +145,19 @@ def test_a_direct_message_is_reported_by_its_recipient_and_read_by_moderators(me
     table = admin(server, "reports", "show", filed["id"])
     assert table.returncode == 0 and "send me money" in table.stdout and "direct:" in table.stdout
 
-    assert "report.actionUnavailable" in refused(server, "reports", "resolve", filed["id"], "--action", "redact")
-    resolved = admin_json(server, "reports", "resolve", filed["id"], "--action", "ban", "--note", "scam")
+    # Redaction takes the text out of the conversation and tells Bob's open session at once.
+    conn, recorder = connect_ws(server, bob["token"])
+    conn.subscribe("/user/queue/direct", id="direct", headers={"receipt": "listening"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers.get("receipt-id") == "listening")
+    resolved = admin_json(server, "reports", "resolve", filed["id"], "--action", "redact", "--note", "scam")
+    assert resolved["resolution"] == "redact"
+    deleted = json.loads(recorder.wait_for("MESSAGE", lambda f: json.loads(f.body).get("type") == "deleted").body)
+    assert (deleted["refersToSeq"], deleted["roomId"]) == (1, shown["roomId"])
+    conn.disconnect()
+    status, _, page = server.request("GET", f"/api/v1/direct/{ann['id']}/messages", token=bob["token"])
+    assert [(m["type"], m.get("text")) for m in page["items"]] == [("deleted", None), ("message", None)]
+
+    assert "report.resolved" in refused(server, "reports", "resolve", filed["id"], "--action", "redact")
+    resolved = admin_json(server, "reports", "resolve", about_ann["id"], "--action", "ban", "--note", "scam")
     assert resolved["resolution"] == "ban"
     assert server.request("GET", "/api/v1/me", token=ann["token"])[0] == 401

@@ -49,9 +49,8 @@ enum ChatEvents {
         if event.kind == .chatMessageRedacted {
             // Stored by another process (the admin CLI): only the broadcast is left to do.
             guard let redaction = try? decoder.decode(ChatRedactionPayload.self, from: event.payload),
-                  let row = try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.roomId = ? AND chatMessage.seq = ?",
-                                             arguments: [ChatRoomId.meeting(redaction.meetingId), redaction.eventSeq]) else { return }
-            written.appended.append(ChatMessage(row: row))
+                  let deleted = try ChatModeration.redactionEvent(redaction, in: db) else { return }
+            written.appended.append(deleted)
             return
         }
         // An event this version cannot read is skipped, never retried forever.

@@ -9,8 +9,11 @@ extension DomainEvent.Kind {
 
 /// The payload of `chatMessage.redacted`: the room and the seq of the `deleted` event.
 public struct ChatRedactionPayload: Codable, Sendable, Equatable {
-    /// The meeting whose room held the message.
-    public var meetingId: String
+    /// The room that held the message (absent in events of versions that redacted only in
+    /// meetings' rooms: then the meeting's room).
+    public var roomId: String?
+    /// The meeting whose room held the message; nil for a direct conversation.
+    public var meetingId: String?
     /// The redacted message's id.
     public var messageId: String
     /// The seq of the `deleted` event that redacted it.
@@ -20,8 +23,8 @@ public struct ChatRedactionPayload: Codable, Sendable, Equatable {
 }
 
 /// Redaction by a moderator (issue 13's admin CLI and `/admin` routes). Rights are the
-/// caller's to check: a redaction here removes any message of any room, at any age, also in a
-/// read-only room. The `deleted` event has no sender (`moderatorId` may be any name, e.g. a
+/// caller's to check: a redaction here removes any message of any room (a meeting's or a direct
+/// conversation), at any age, also in a read-only room. The `deleted` event has no sender (`moderatorId` may be any name, e.g. a
 /// terminal login; it is kept in the `chatMessage.redacted` event for the audit).
 public enum ChatModeration {
     /// Redacts the message `messageId` inside the caller's write transaction, for a process
@@ -33,22 +36,33 @@ public enum ChatModeration {
     @discardableResult
     public static func redact(messageId: String, by moderatorId: String, at time: Date, in db: Database) throws -> ChatMessage? {
         let target = try target(of: messageId, in: db)
-        let change = ChatChange(meetingId: target.meetingId, seq: target.seq, actorId: moderatorId, action: .delete,
+        let change = ChatChange(room: .id(target.roomId), seq: target.seq, actorId: moderatorId, action: .delete,
                                 authority: .moderator, at: time)
         guard let event = try change.apply(in: db) else { return nil }
         try DomainEvent(.chatMessageRedacted, payload: ChatRedactionPayload(
-            meetingId: target.meetingId, messageId: messageId, eventSeq: event.seq, moderatorId: moderatorId)).record(in: db, at: time)
+            roomId: target.roomId, meetingId: event.meetingId, messageId: messageId, eventSeq: event.seq, moderatorId: moderatorId))
+            .record(in: db, at: time)
         return event
     }
 
     /// The room and seq of a message, by its id.
-    static func target(of messageId: String, in db: Database) throws -> (meetingId: String, seq: Int64) {
-        guard let row = try Row.fetchOne(db, sql: """
-                SELECT chatRoom.meetingId, chatMessage.seq FROM chatMessage JOIN chatRoom ON chatRoom.id = chatMessage.roomId
-                WHERE chatMessage.id = ? AND chatMessage.type = 'message' AND chatRoom.meetingId IS NOT NULL
-                """, arguments: [messageId]) else {
+    static func target(of messageId: String, in db: Database) throws -> (roomId: String, seq: Int64) {
+        guard let row = try Row.fetchOne(db, sql: "SELECT roomId, seq FROM chatMessage WHERE id = ? AND type = 'message'",
+                                         arguments: [messageId]) else {
             throw MeetError("chatMessage.notFound", status: 404)
         }
-        return (row["meetingId"], row["seq"])
+        return (row["roomId"], row["seq"])
+    }
+
+    /// The `deleted` event a `chatMessage.redacted` event tells of, as stored, with its places
+    /// in the inboxes of a direct conversation's members, for the broadcast.
+    static func redactionEvent(_ redaction: ChatRedactionPayload, in db: Database) throws -> ChatMessage? {
+        guard let roomId = redaction.roomId ?? redaction.meetingId.map(ChatRoomId.meeting),
+              var event = try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.roomId = ? AND chatMessage.seq = ?",
+                                           arguments: [roomId, redaction.eventSeq]).map(ChatMessage.init(row:)) else { return nil }
+        if event.meetingId == nil, let members = try DirectConversation.members(of: roomId, in: db) {
+            event.inboxPositions = try DirectInbox.positions(of: roomId, seq: redaction.eventSeq, members: members, in: db)
+        }
+        return event
     }
 }

@@ -16,6 +16,27 @@ extension ChatService {
         return written.posted!
     }
 
+    /// The author edits their message `seq` of the conversation with `peerId` (within
+    /// ``ChatChange/editWindow``, while the two are friends); answers the `edited` event, which
+    /// reaches both inboxes, or nil when the text is unchanged.
+    /// - Throws: `request.invalidFields` (text), `user.notFound` (no conversation with that user),
+    ///   `chatMessage.notFound`, `chatMessage.notAuthor`, `chatMessage.changeWindowClosed`,
+    ///   `chatRoom.readOnly` (no longer friends).
+    @discardableResult
+    public func editDirect(_ seq: Int64, with peerId: String, text: String, by userId: String) async throws -> ChatMessage? {
+        let text = try ChatDraft(text: text, clientMessageId: "edit").validated()
+        return try await change(ChatChange(room: .direct(peerId: peerId), seq: seq, actorId: userId, action: .edit(text),
+                                           authority: .member, at: now()))
+    }
+
+    /// The author deletes their message `seq` of the conversation with `peerId` (within
+    /// ``ChatChange/deleteWindow``, while the two are friends); answers the `deleted` event, or
+    /// nil when it was deleted already. Throws as ``editDirect(_:with:text:by:)``.
+    @discardableResult
+    public func deleteDirect(_ seq: Int64, with peerId: String, by userId: String) async throws -> ChatMessage? {
+        try await change(ChatChange(room: .direct(peerId: peerId), seq: seq, actorId: userId, action: .delete, authority: .member, at: now()))
+    }
+
     /// A page of the conversation of `viewer` with `peerId`, newest first, before `beforeSeq`.
     /// - Throws: `user.notFound` when there is no conversation `viewer` may read.
     public func directHistory(with peerId: String, viewer: String, beforeSeq: Int64?, limit: Int) async throws -> [ChatMessage] {

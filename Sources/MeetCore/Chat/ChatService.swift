@@ -128,7 +128,7 @@ public final class ChatService: Sendable {
     @discardableResult
     public func edit(_ seq: Int64, in meetingId: String, text: String, by userId: String) async throws -> ChatMessage? {
         let text = try ChatDraft(text: text, clientMessageId: "edit").validated()
-        return try await change(ChatChange(meetingId: meetingId, seq: seq, actorId: userId, action: .edit(text), authority: .member, at: now()))
+        return try await change(ChatChange(room: .meeting(meetingId), seq: seq, actorId: userId, action: .edit(text), authority: .member, at: now()))
     }
 
     /// Deletes message `seq` of the room of `meetingId`: its author (within
@@ -136,21 +136,21 @@ public final class ChatService: Sendable {
     /// the `deleted` event, or nil when it was deleted already. Throws as ``edit(_:in:text:by:)``.
     @discardableResult
     public func delete(_ seq: Int64, in meetingId: String, by userId: String) async throws -> ChatMessage? {
-        try await change(ChatChange(meetingId: meetingId, seq: seq, actorId: userId, action: .delete, authority: .member, at: now()))
+        try await change(ChatChange(room: .meeting(meetingId), seq: seq, actorId: userId, action: .delete, authority: .member, at: now()))
     }
 
     /// A moderator redacts the message `messageId` (its `id`, as reports name it), whatever its
-    /// room and age, in this process: stored and broadcast like an organizer's deletion. Answers
+    /// room (a meeting's or a direct conversation) and age, in this process: stored and broadcast like an organizer's deletion. Answers
     /// the `deleted` event, or nil when it was deleted already; `chatMessage.notFound` (404) for
     /// an unknown id. From another process, use ``ChatModeration/redact(messageId:by:at:in:)``.
     @discardableResult
     public func redact(messageId: String, by moderatorId: String) async throws -> ChatMessage? {
         let target = try await database.writer.read { db in try ChatModeration.target(of: messageId, in: db) }
         return try await change(ChatChange(
-            meetingId: target.meetingId, seq: target.seq, actorId: moderatorId, action: .delete, authority: .moderator, at: now()))
+            room: .id(target.roomId), seq: target.seq, actorId: moderatorId, action: .delete, authority: .moderator, at: now()))
     }
 
-    private func change(_ change: ChatChange) async throws -> ChatMessage? {
+    func change(_ change: ChatChange) async throws -> ChatMessage? {
         try await queue.submit(.change(change)).appended.first
     }
 

@@ -56,6 +56,12 @@ enum DirectConversation {
         return .init(message: message, isRepeat: false)
     }
 
+    /// The two members of the conversation `roomId`, or nil when there is none.
+    static func members(of roomId: String, in db: Database) throws -> [String]? {
+        try Row.fetchOne(db, sql: "SELECT userA, userB FROM directConversation WHERE roomId = ?", arguments: [roomId])
+            .map { [$0["userA"], $0["userB"]] }
+    }
+
     /// Refuses, as an unknown user, anyone `userId` may not write to now.
     static func requireFriends(_ userId: String, _ peerId: String, in db: Database) throws {
         guard userId != peerId, try FriendService.areFriends(userId, peerId, db),
@@ -85,6 +91,18 @@ enum DirectInbox {
             SELECT ?, COALESCE(MAX(position), 0) + 1, ?, ? FROM directInbox WHERE userId = ?
             RETURNING position
             """, arguments: [userId, roomId, seq, userId])!
+    }
+
+    /// Where message `seq` of `roomId` sits in the inboxes of `members`, by user id. Read from
+    /// the newest end of each inbox, where a message just stored is.
+    static func positions(of roomId: String, seq: Int64, members: [String], in db: Database) throws -> [String: Int64] {
+        var positions: [String: Int64] = [:]
+        for member in members {
+            positions[member] = try Int64.fetchOne(db, sql: """
+                SELECT position FROM directInbox WHERE userId = ? AND roomId = ? AND seq = ? ORDER BY position DESC LIMIT 1
+                """, arguments: [member, roomId, seq])
+        }
+        return positions
     }
 
     /// The messages of `userId`'s inbox after `position`, oldest first, at most `limit`, each

@@ -22,13 +22,13 @@ extension ModerationService {
     }
 
     /// The message `id` as moderators read it, with its room.
-    private static func reportedMessage(_ id: String, in db: Database) throws -> (message: ModeratedMessage, roomId: String, roomKind: String)? {
+    private static func reportedMessage(_ id: String, in db: Database) throws -> (message: ModeratedMessage, roomId: String)? {
         guard let row = try Row.fetchOne(db, sql: """
-            SELECT \(ModeratedMessage.columns), chatRoom.id AS roomId, chatRoom.kind
+            SELECT \(ModeratedMessage.columns), chatRoom.id AS roomId
             FROM chatMessage JOIN chatRoom ON chatRoom.id = chatMessage.roomId LEFT JOIN user ON user.id = chatMessage.senderId
             WHERE chatMessage.id = ?
             """, arguments: [id]) else { return nil }
-        return (ModeratedMessage(row: row), row["roomId"], row["kind"])
+        return (ModeratedMessage(row: row), row["roomId"])
     }
 
     /// Closes the report — and every other open report of the same target, one decision for
@@ -44,10 +44,7 @@ extension ModerationService {
             case .dismiss, .warn:
                 break
             case .redact:
-                // Redaction is broadcast to a meeting's room; direct messages have no redaction yet.
-                guard report.targetType == .message, try Self.reportedMessage(report.targetId, in: db)?.roomKind != "direct" else {
-                    throw MeetError("report.actionUnavailable", status: 409)
-                }
+                guard report.targetType == .message else { throw MeetError("report.actionUnavailable", status: 409) }
                 try Self.redact(report.targetId, reason: note ?? report.reason, by: moderator, in: db, at: time)
             case .ban:
                 let culprit = try Self.responsibleUser(of: report, in: db)

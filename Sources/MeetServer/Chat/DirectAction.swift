@@ -8,6 +8,10 @@ struct DirectAction: Equatable {
         case read
         /// `/app/direct.{userId}.typing`: the sender is typing to that friend.
         case typing
+        /// `/app/direct.{userId}.edit`: the sender edits one of their messages.
+        case edit
+        /// `/app/direct.{userId}.delete`: the sender deletes one of their messages.
+        case delete
     }
 
     var peerId: String

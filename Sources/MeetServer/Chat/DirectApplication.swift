@@ -3,9 +3,10 @@ import MeetCore
 import NIOCore
 import Stomp
 
-/// Direct messages on the broker: `SEND /app/direct.{userId}` writes to a friend, and every
-/// session of both users subscribed to `/user/queue/direct` gets the stored message (the
-/// sender's other devices too). Each delivery carries `seq` (the conversation's) and
+/// Direct messages on the broker: `SEND /app/direct.{userId}` writes to a friend, `.edit` and
+/// `.delete` change one's own earlier message (events with their own seq), and every session of
+/// both users subscribed to `/user/queue/direct` gets what is stored (the sender's other devices
+/// too). Each delivery carries `seq` (the conversation's) and
 /// `inbox-seq` (the user's own order over all their conversations); `SUBSCRIBE
 /// /user/queue/direct` with `since-seq:N` first replays the user's inbox after position N.
 struct DirectApplication: Sendable {
@@ -23,6 +24,12 @@ struct DirectApplication: Sendable {
         case .read:
             let marker = try ChatRoomApplication.decode(ChatSeqRequest.self, body, shape: "{seq}")
             _ = try await chat.markDirectRead(with: action.peerId, upTo: marker.seq, by: user)
+        case .edit:
+            let edit = try ChatRoomApplication.decode(ChatEditRequest.self, body, shape: "{seq, text}")
+            try await chat.editDirect(edit.seq, with: action.peerId, text: edit.text, by: user)
+        case .delete:
+            let target = try ChatRoomApplication.decode(ChatSeqRequest.self, body, shape: "{seq}")
+            try await chat.deleteDirect(target.seq, with: action.peerId, by: user)
         case .typing:
             let request = try ChatRoomApplication.decode(TypingRequest.self, body, shape: "{typing}")
             try await chat.requireDirectPeer(action.peerId, of: user)
