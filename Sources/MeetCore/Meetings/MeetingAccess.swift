@@ -29,7 +29,8 @@ extension MeetingRecord {
     /// blocked each other (an invitation does not outlive a block: ``MeetingBlocks``), or when
     /// the caller is an outsider and the meeting private: its existence is not revealed.
     static func visible(_ id: String, to userId: String, in db: Database) throws -> (MeetingRecord, MeetingRole) {
-        guard let meeting = try MeetingRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM meeting WHERE id = ?"), arguments: [id]) else {
+        guard let meeting = try MeetingRecord.fetchOne(
+            db.cachedStatement(sql: "SELECT \(MeetingRecord.columnList) FROM meeting WHERE id = ?"), arguments: [id]) else {
             throw MeetError.meetingNotFound
         }
         let role = try meeting.role(of: userId, in: db)

@@ -15,7 +15,7 @@ extension MeetingService {
         let time = now()
         let meetings = try await database.reader.read { db in
             try MeetingRecord.fetchAll(db, sql: """
-                SELECT meeting.* FROM meetingMember JOIN meeting ON meeting.id = meetingMember.meetingId
+                SELECT \(MeetingRecord.columnList) FROM meetingMember JOIN meeting ON meeting.id = meetingMember.meetingId
                 WHERE meetingMember.userId = ? AND COALESCE(meeting.endsAt, meeting.startsAt) >= ?
                 ORDER BY meeting.startsAt, meeting.id LIMIT 1000
                 """, arguments: [userId, time.timeIntervalSince1970])

@@ -64,7 +64,7 @@ extension MeetingService {
         let numbersJSON = "[" + numbers.map(String.init).joined(separator: ",") + "]"
         // Cached statements: the same two queries for every page.
         let records = try MeetingRecord.fetchAll(
-            db.cachedStatement(sql: "SELECT * FROM meeting WHERE number IN (SELECT value FROM json_each(?))"), arguments: [numbersJSON])
+            db.cachedStatement(sql: "SELECT \(MeetingRecord.columnList) FROM meeting WHERE number IN (SELECT value FROM json_each(?))"), arguments: [numbersJSON])
         let byNumber = Dictionary(uniqueKeysWithValues: records.map { ($0.number!, $0) })
         var activities: [Int64: [String]] = [:]
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
