@@ -9,7 +9,7 @@ import WebSocket
 @testable import MeetServer
 
 /// The WebSocket upgrade on the same port as REST, over real loopback sockets.
-@Suite struct WebSocketEndToEndTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketEndToEndTests {
     /// Runs a server with the echo endpoint on a free port while `body` talks to it; `body`
     /// gets the port and a function that starts the graceful shutdown.
     func withEchoServer(_ body: @escaping @Sendable (Int, @escaping @Sendable () async -> Void) async throws -> Void) async throws {
@@ -96,39 +96,61 @@ import WebSocket
         }
     }
 
-    @Test func shutdownSays1001() async throws {
-        try await self.withEchoServer { port, shutDown in
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connect(host: "127.0.0.1", port: port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                    }
+    /// A session on the echo server: upgrades, says `upgraded`, closes itself (1000) once
+    /// `closing` yields if given, answers the server's close; returns what came after the head.
+    static func session(port: Int, upgraded: AsyncStream<Void>.Continuation, closing: AsyncStream<Void>?) async throws -> [UInt8] {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
-            let received = try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(string: Self.upgradeRequest()))
-                var received = [UInt8]()
-                var shutdownStarted = false
-                var answered = false
-                for try await chunk in inbound {
-                    received += chunk.readableBytesView
-                    guard let headEnd = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound else { continue }
-                    if !shutdownStarted {
-                        shutdownStarted = true
-                        await shutDown()
-                    }
-                    if !answered, received[headEnd...].first == 0x88 {
-                        // Answer the server's close so it can drop TCP without waiting.
-                        answered = true
-                        try await outbound.write(ByteBuffer(bytes: Self.frame(opcode: 0x8, [0x03, 0xE9])))
-                    }
-                }
-                return received
             }
-            let headEnd = try #require(received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound)
-            let body = Array(received[headEnd...])
-            #expect(body.count >= 4)
-            #expect(body.first == 0x88)
-            #expect(Array(body.dropFirst(2).prefix(2)) == [0x03, 0xE9], "1001 going away")
+        return try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(string: Self.upgradeRequest()))
+            var received = [UInt8]()
+            var headEnd: Int?
+            var closed = false
+            for try await chunk in inbound {
+                received += chunk.readableBytesView
+                if headEnd == nil, let end = received.firstRange(of: Array("\r\n\r\n".utf8))?.upperBound {
+                    headEnd = end
+                    upgraded.yield()
+                    if let closing {
+                        for await _ in closing { break }
+                        closed = true
+                        try await outbound.write(ByteBuffer(bytes: Self.frame(opcode: 0x8, [0x03, 0xE8])))
+                    }
+                }
+                if !closed, let headEnd, received[headEnd...].first == 0x88 {
+                    // Answer the server's close so it can drop TCP without waiting.
+                    closed = true
+                    try await outbound.write(ByteBuffer(bytes: Self.frame(opcode: 0x8, [0x03, 0xE9])))
+                }
+            }
+            return Array(received[(headEnd ?? received.endIndex)...])
+        }
+    }
+
+    @Test func shutdownSays1001ToEverySessionAlsoAfterTheFirstHasGone() async throws {
+        try await self.withEchoServer { port, shutDown in
+            let (upgrades, upgraded) = AsyncStream.makeStream(of: Void.self)
+            let (closing, close) = AsyncStream.makeStream(of: Void.self)
+            var next = upgrades.makeAsyncIterator()
+            // The first session's task keeps every session (OpenWebSockets); it leaves first.
+            async let first = Self.session(port: port, upgraded: upgraded, closing: closing)
+            _ = await next.next()
+            async let second = Self.session(port: port, upgraded: upgraded, closing: nil)
+            async let third = Self.session(port: port, upgraded: upgraded, closing: nil)
+            _ = await next.next()
+            _ = await next.next()
+            close.yield()
+            let firstBody = try await first
+            #expect(Array(firstBody.prefix(4)) == [0x88, 2, 0x03, 0xE8], "the server echoes the client's 1000")
+            await shutDown()
+            for body in try await [second, third] {
+                #expect(body.first == 0x88)
+                #expect(Array(body.dropFirst(2).prefix(2)) == [0x03, 0xE9], "1001 going away")
+            }
         }
     }
 }

@@ -43,7 +43,10 @@ final class PresenceTracker: Sendable {
     /// One connected user.
     private struct UserState {
         /// Their sessions, and whether each is set away.
-        var sessions: [String: Bool] = [:]
+        private(set) var sessions: [String: Bool] = [:]
+        /// How many of them are set away: the status is read at every change, so it must not
+        /// look at every session (a user may hold thousands of them, a load generator does).
+        private var away = 0
         /// Loaded once when the first session connects; nil until then.
         var hidden: Bool?
         /// What the other nodes were last told of this node's sessions.
@@ -54,7 +57,23 @@ final class PresenceTracker: Sendable {
         var status: Status {
             guard hidden == false else { return .offline }
             guard !sessions.isEmpty else { return announced }
-            return sessions.values.contains(false) ? .online : .away
+            return away < sessions.count ? .online : .away
+        }
+
+        /// A session connected (not away).
+        mutating func add(_ session: String) {
+            if sessions.updateValue(false, forKey: session) == true { away -= 1 }
+        }
+
+        mutating func remove(_ session: String) {
+            if sessions.removeValue(forKey: session) == true { away -= 1 }
+        }
+
+        /// A session went away or came back; nothing for one that is not connected.
+        mutating func set(_ session: String, away isAway: Bool) {
+            guard let was = sessions[session], was != isAway else { return }
+            sessions[session] = isAway
+            away += isAway ? 1 : -1
         }
     }
 
@@ -116,14 +135,14 @@ final class PresenceTracker: Sendable {
     }
 
     private func connected(_ userId: String, session: String) {
-        let loads = state.withLock { state -> Bool in
-            var user = state.users[userId] ?? UserState()
+        func connect(_ user: inout UserState) -> Bool {
             user.offline?.cancel()
             user.offline = nil
-            user.sessions[session] = false
-            state.users[userId] = user
+            user.add(session)
             return user.hidden == nil && user.sessions.count == 1
         }
+        // In place: a copy of the user would copy their sessions at every connect.
+        let loads = state.withLock { state in connect(&state.users[userId, default: UserState()]) }
         guard loads else { return update(userId) }
         Task {
             let profile = (try? await store.profile(of: userId)) ?? (hidden: false, friends: [])
@@ -134,7 +153,7 @@ final class PresenceTracker: Sendable {
 
     private func disconnected(_ userId: String, session: String) {
         let empty = state.withLock { state -> Bool in
-            state.users[userId]?.sessions[session] = nil
+            state.users[userId]?.remove(session)
             guard state.users[userId]?.sessions.isEmpty == true else { return false }
             state.users[userId]?.offline = eventLoop.scheduleTask(in: grace) { [weak self] in self?.wentOffline(userId) }
             return true
@@ -160,7 +179,7 @@ final class PresenceTracker: Sendable {
     /// The app went to the background (`away`) or came back (`online`) on one session.
     func set(_ status: Status, session: String, of userId: String) {
         state.withLock { state in
-            if state.users[userId]?.sessions[session] != nil { state.users[userId]?.sessions[session] = status == .away }
+            state.users[userId]?.set(session, away: status == .away)
         }
         update(userId)
     }

@@ -4,7 +4,6 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
-import ServiceLifecycle
 import WebSocket
 
 /// Hummingbird child channel that serves HTTP/1.1 and upgrades the WebSocket endpoint on
@@ -30,6 +29,8 @@ struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
     let http1: HTTP1Channel.Configuration
     let endpoint: WebSocketEndpoint
     let policy: ConnectionPolicy
+    /// Every upgraded connection of this server, until it closes.
+    let webSockets = OpenWebSockets()
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -65,13 +66,8 @@ struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
             case .http(let http):
                 await self.handleHTTP(asyncChannel: http, logger: logger)
             case .webSocket(let channel):
-                // The WebSocket layer owns the connection now; on shutdown it says 1001.
-                await withGracefulShutdownHandler {
-                    try? await channel.closeFuture.get()
-                } onGracefulShutdown: {
-                    let goingAway = WebSocketCloseRequest(code: .goingAway, reason: "server shutting down")
-                    channel.triggerUserOutboundEvent(goingAway, promise: nil)
-                }
+                // The WebSocket layer owns the connection now; one task keeps them all.
+                if webSockets.hold(channel) { await webSockets.keep() }
             }
         } catch {
             logger.debug("connection ended before the upgrade was settled", metadata: ["error": "\(error)"])
