@@ -1,5 +1,5 @@
 /* `stompload sink`: a trivial STOMP-over-WebSocket "broker" that proves the generator's own
- * ceiling. It answers the upgrade (a fixed Sec-WebSocket-Accept: the generator does not check
+ * ceiling, and with `--fanout` the floor of any broker's fan-out (below). It answers the upgrade (a fixed Sec-WebSocket-Accept: the generator does not check
  * it), CONNECT with CONNECTED and SUBSCRIBE with its RECEIPT, ignores SENDs, and from then on
  * writes to each subscriber, whenever its socket takes more, a prebuilt 256 KiB run of
  * 100-byte MESSAGE frames stamped with the current time. It does no per-message work beyond
@@ -28,6 +28,106 @@ typedef struct {
     size_t in_size;
     uint8_t in[SINK_INPUT];
 } sink_peer;
+
+/* `--fanout`: a SEND is written at once to every subscriber of its destination, one write
+ * system call per subscriber in subscription order, as a MESSAGE carrying the SEND's body
+ * (its stamp). That is all a broker that writes each delivery on its own must do, so on one
+ * core its latency and CPU per delivery at a low rate are the floor for any such broker. */
+#define SINK_DESTINATIONS 4096
+typedef struct {
+    char name[128];
+    sink_peer **peers;
+    int count, capacity;
+} sink_destination;
+
+static int fanout_mode;
+static sink_destination destinations[SINK_DESTINATIONS];
+static int destination_count;
+static unsigned long long fanout_messages, fanout_short_writes;
+
+static sink_destination *destination_named(const char *name, size_t size, int create) {
+    if (size >= sizeof destinations[0].name) return NULL;
+    for (int i = 0; i < destination_count; i++)
+        if (strlen(destinations[i].name) == size && memcmp(destinations[i].name, name, size) == 0) return &destinations[i];
+    if (!create || destination_count == SINK_DESTINATIONS) return NULL;
+    sink_destination *d = &destinations[destination_count++];
+    memcpy(d->name, name, size);
+    d->name[size] = '\0';
+    return d;
+}
+
+/* The value of header `name` in a STOMP frame's head (`size` bytes), or NULL. */
+static const char *head_value(const char *frame, size_t size, const char *name, size_t *length) {
+    size_t name_size = strlen(name);
+    const char *end = memmem(frame, size, "\n\n", 2);
+    if (!end) return NULL;
+    for (const char *line = memchr(frame, '\n', (size_t)(end - frame)); line && line < end;
+         line = memchr(line + 1, '\n', (size_t)(end - line - 1))) {
+        if ((size_t)(end - line) > name_size + 1 && memcmp(line + 1, name, name_size) == 0 && line[1 + name_size] == ':') {
+            const char *value = line + 2 + name_size;
+            *length = strcspn(value, "\n");
+            return value;
+        }
+    }
+    return NULL;
+}
+
+static void fanout_subscribe(sink_peer *p, const char *frame, size_t size) {
+    size_t length;
+    const char *name = head_value(frame, size, "destination", &length);
+    sink_destination *d = name ? destination_named(name, length, 1) : NULL;
+    if (!d) return;
+    if (d->count == d->capacity) {
+        d->capacity = d->capacity ? d->capacity * 2 : 16;
+        d->peers = realloc(d->peers, (size_t)d->capacity * sizeof *d->peers);
+    }
+    d->peers[d->count++] = p;
+}
+
+/* A closed peer leaves every destination (their order is kept). */
+static void fanout_forget(sink_peer *p) {
+    for (int i = 0; i < destination_count; i++) {
+        sink_destination *d = &destinations[i];
+        int kept = 0;
+        for (int j = 0; j < d->count; j++)
+            if (d->peers[j] != p) d->peers[kept++] = d->peers[j];
+        d->count = kept;
+    }
+}
+
+static void fanout_send(const char *frame, size_t size) {
+    size_t length;
+    const char *name = head_value(frame, size, "destination", &length);
+    sink_destination *d = name ? destination_named(name, length, 0) : NULL;
+    const char *body = memmem(frame, size, "\n\n", 2);
+    if (!d || !body) return;
+    body += 2;
+    size_t body_size = size - (size_t)(body - frame);
+    if (body_size && body[body_size - 1] == '\0') body_size--;
+    static uint8_t out[8192];
+    char head[256];
+    int head_size = snprintf(head, sizeof head, "MESSAGE\ndestination:%s\nmessage-id:%llu\nsubscription:0\ncontent-type:text/plain\n\n",
+                             d->name, ++fanout_messages);
+    size_t stomp_size = (size_t)head_size + body_size + 1;
+    if (stomp_size + 4 > sizeof out) return;
+    size_t header = 2;
+    out[0] = 0x81;
+    if (stomp_size < 126) {
+        out[1] = (uint8_t)stomp_size;
+    } else {
+        out[1] = 126;
+        out[2] = (uint8_t)(stomp_size >> 8);
+        out[3] = (uint8_t)stomp_size;
+        header = 4;
+    }
+    memcpy(out + header, head, (size_t)head_size);
+    memcpy(out + header + (size_t)head_size, body, body_size);
+    out[header + stomp_size - 1] = '\0';
+    for (int i = 0; i < d->count; i++) {
+        ssize_t n = write(d->peers[i]->fd, out, header + stomp_size);
+        if (n != (ssize_t)(header + stomp_size)) fanout_short_writes++;
+    }
+}
 
 static uint8_t run_bytes[SINK_RUN];
 static size_t run_size;
@@ -69,12 +169,18 @@ static void on_stomp(sink_peer *p, int epoll, char *frame, size_t size) {
     if (size >= 7 && (memcmp(frame, "CONNECT", 7) == 0 || memcmp(frame, "STOMP", 5) == 0)) {
         static const char connected[] = "CONNECTED\nversion:1.2\nheart-beat:0,0\n\n";
         send_text(p, connected, sizeof connected); /* with its NUL */
+    } else if (fanout_mode && size >= 5 && memcmp(frame, "SEND\n", 5) == 0) {
+        fanout_send(frame, size);
     } else if (size >= 9 && memcmp(frame, "SUBSCRIBE", 9) == 0) {
         char *receipt = memmem(frame, size, "\nreceipt:", 9);
         if (receipt) {
             char answer[128];
             int n = snprintf(answer, sizeof answer, "RECEIPT\nreceipt-id:%.*s\n\n", (int)strcspn(receipt + 9, "\n"), receipt + 9);
             send_text(p, answer, (size_t)n + 1);
+        }
+        if (fanout_mode) {
+            fanout_subscribe(p, frame, size);
+            return;
         }
         p->streaming = 1;
         struct epoll_event event = { .events = EPOLLIN | EPOLLOUT, .data.ptr = p };
@@ -86,6 +192,7 @@ static void on_input(sink_peer *p, int epoll) {
     ssize_t n = read(p->fd, p->in + p->in_size, SINK_INPUT - p->in_size);
     if (n <= 0) {
         if (n < 0 && errno == EAGAIN) return;
+        if (fanout_mode) fanout_forget(p);
         close(p->fd);
         free(p);
         return;
@@ -128,9 +235,10 @@ static void on_writable(sink_peer *p) {
 
 int sink_main(int argc, char **argv) {
     int port = 0, size = 100;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--port") == 0) port = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--size") == 0) size = atoi(argv[i + 1]);
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--fanout") == 0) fanout_mode = 1;
+        else if (i + 1 < argc && strcmp(argv[i], "--port") == 0) port = atoi(argv[++i]);
+        else if (i + 1 < argc && strcmp(argv[i], "--size") == 0) size = atoi(argv[++i]);
     }
     if (size < STAMP_SIZE || size > 4000) size = 100;
     build_run(size);

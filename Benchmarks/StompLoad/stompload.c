@@ -3,6 +3,7 @@
  *   stompload --url ws://127.0.0.1:8080/ws --passcode TOKEN --scenario fanout \
  *             --rooms 1 --subscribers 1000 --publishers 1 --rate 100000 --broker-pid PID
  *   stompload sink --port N      (a trivial broker: the generator's own ceiling)
+ *   stompload sink --fanout      (a broker that only fans out, one write per delivery: the floor)
  *
  * docs/benchmarks.md ("STOMP brokers: stompload") explains every option and figure. */
 #define _GNU_SOURCE
@@ -53,7 +54,7 @@ static void usage_exit(const char *problem) {
             "         [--json FILE]\n"
             "         [--sources N] [--target N] [--connect-rate PER_S] [--handshakes N] [--heartbeat-ms MS]\n"
             "         [--tokens FILE] [--window N] [--chat-subscribe] [--latency-sample N] [--quiet]\n"
-            "       stompload sink [--port N] [--size BYTES]\n");
+            "       stompload sink [--port N] [--size BYTES] [--fanout]\n");
     exit(2);
 }
 

@@ -49,6 +49,23 @@ def test_counts_what_the_sink_streams(stompload, tmp_path):
     assert report["latency_samples"] > 0
 
 
+def test_the_fan_out_sink_delivers_each_send_to_its_room_only(stompload, tmp_path):
+    # `sink --fanout` is the floor the broker figures are compared with: it must route like one.
+    sink = subprocess.Popen([stompload, "sink", "--fanout"], stdout=subprocess.PIPE, text=True)
+    try:
+        port = sink.stdout.readline().strip()
+        report = run_json(stompload, tmp_path, "--url", f"ws://127.0.0.1:{port}/ws", "--rooms", "2",
+                          "--subscribers", "3", "--publishers", "1", "--rate", "600", "--duration", "1",
+                          "--warmup", "0.3", "--drain", "10", "--broker-pid", str(sink.pid))
+    finally:
+        sink.kill()
+        sink.wait()
+    assert report["sessions_ready"] == 8 and report["errors"] == 0
+    assert report["published_in_window"] == pytest.approx(200, abs=2)
+    assert report["lost_pct"] == 0
+    assert report["latency_samples"] == report["published_in_window"] * 3
+
+
 def test_fan_out_through_meetupd(stompload, tmp_path, meetupd):
     server = meetupd("--stomp-sandbox")
     token = server.register_user()["token"]
