@@ -95,14 +95,15 @@ public final class StompBroker: Sendable {
         fanOut(to: destination, headers: headers, body: body)
     }
 
-    /// Broadcasts, and returns the recipients (grouped by event loop), so that a publishing
-    /// session can see whether they keep up.
+    /// Broadcasts, and returns the recipients, so that a publishing session can see whether
+    /// they keep up.
     @discardableResult
-    func fanOut(to destination: String, headers: StompHeaders, body: ByteBuffer) -> [StompSubscriptionRegistry.LoopGroup] {
-        let message = makeMessage(destination: destination, headers: headers, body: body)
-        let groups = registryGroups(destination)
-        deliver(message, to: groups)
-        return groups
+    func fanOut(to destination: String, headers: StompHeaders, body: ByteBuffer) -> StompPublisherFlow.Recipients {
+        // The registry's copy of the destination: each subscription compares it by identity.
+        let (key, groups) = registry.withLock { $0.entry(for: destination) }
+        let message = makeMessage(destination: key, headers: headers, body: body)
+        let behindHere = deliver(message, to: groups)
+        return StompPublisherFlow.Recipients(groups: groups, behindHere: behindHere)
     }
 
     /// Delivers to every session of `userId` subscribed to `destination` (`/user/queue/...`).
@@ -172,13 +173,16 @@ public final class StompBroker: Sendable {
         interest.withLock { $0 = observe }
     }
 
-    func subscribe(_ subscriber: StompSubscriptionRegistry.Subscriber, to key: String) {
+    /// Registers `subscriber` under `key`; returns the registry's copy of `key`, for the
+    /// subscription to keep (``StompSubscriptionRegistry/entry(for:)``).
+    func subscribe(_ subscriber: StompSubscriptionRegistry.Subscriber, to key: String) -> String {
         let observe = interest.withLock { $0 }
-        registry.withLock { registry in
+        let stored = registry.withLock { registry in
             if let observe, !registry.hasSubscribers(key) { observe(.began(Self.interestDestination(key))) }
-            registry.add(subscriber, to: key)
+            return registry.add(subscriber, to: key)
         }
         metrics.subscriptions.increment()
+        return stored
     }
 
     func unsubscribe(_ session: StompSession, subscriptionId: String, from key: String) {
@@ -199,29 +203,39 @@ public final class StompBroker: Sendable {
     }
 
     /// Writes `message` to each group on its own event loop: one hop per loop, inline on this one.
-    private func deliver(_ message: StompMessage, to groups: [StompSubscriptionRegistry.LoopGroup]) {
+    /// Returns how many recipients on this loop are behind once it is written to them.
+    @discardableResult
+    private func deliver(_ message: StompMessage, to groups: [StompSubscriptionRegistry.LoopGroup]) -> Int {
+        var behind = 0
         for group in groups {
             metrics.sent(.message, count: group.subscribers.count)
             if group.eventLoop.inEventLoop {
-                self.deliverOnLoop(message, to: group)
+                behind += self.deliverOnLoop(message, to: group)
             } else {
                 group.eventLoop.execute { self.deliverOnLoop(message, to: group) }
             }
         }
+        return behind
     }
 
     /// Writes to every subscriber of the group; the writes leave together at the end of the
-    /// loop's pass (``StompFlushBatch``), with whatever else the pass wrote to them.
-    private func deliverOnLoop(_ message: StompMessage, to group: StompSubscriptionRegistry.LoopGroup) {
-        guard let first = group.subscribers.first else { return }
+    /// loop's pass (``StompFlushBatch``), with whatever else the pass wrote to them. Returns how
+    /// many of them are behind, counted on the way (a second walk would touch every session again).
+    @discardableResult
+    private func deliverOnLoop(_ message: StompMessage, to group: StompSubscriptionRegistry.LoopGroup) -> Int {
+        guard let first = group.subscribers.first else { return 0 }
         var cache = StompMessageEncodingCache(message: message, allocator: first.session.allocator)
         var bytes = 0
+        var behind = 0
         for subscriber in group.subscribers {
-            let written = subscriber.session.deliver(message, subscriptionId: subscriber.subscriptionId, cache: &cache)
-            if written > 0 { group.flushes.add(subscriber.session) }
+            let session = subscriber.session
+            let written = session.deliver(message, subscriptionId: subscriber.subscriptionId, cache: &cache)
+            if written > 0 { group.flushes.add(session) }
+            if session.isBehind { behind += 1 }
             bytes += written
         }
         metrics.bytesOut.increment(by: bytes)
+        return behind
     }
 }
 

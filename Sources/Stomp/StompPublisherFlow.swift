@@ -14,29 +14,60 @@ enum StompPublisherFlow {
     /// How often a paused publisher looks at its recipients again.
     static let recheckInterval = TimeAmount.milliseconds(1)
 
-    /// Whether so many of the recipients are behind that their publisher should wait.
+    /// The recipients of one SEND, with how many of those on the publisher's own loop were
+    /// behind once it was written to them (counted during delivery, so that the common case,
+    /// nobody behind, costs no second look at every session).
+    struct Recipients {
+        let groups: [StompSubscriptionRegistry.LoopGroup]
+        let behindHere: Int
+    }
+
+    /// Whether so many of the recipients are behind that their publisher should wait. Recipients
+    /// on other loops are asked now; those on this loop were counted during delivery.
+    static func isCongested(_ recipients: Recipients) -> Bool {
+        var count = 0
+        var behind = recipients.behindHere
+        for group in recipients.groups {
+            count += group.subscribers.count
+            guard !group.eventLoop.inEventLoop else { continue }
+            behind += behindCount(group)
+        }
+        return isCongested(behind: behind, of: count)
+    }
+
+    /// The same question asked again of every recipient, as a paused publisher does.
     static func isCongested(_ groups: [StompSubscriptionRegistry.LoopGroup]) -> Bool {
-        var recipients = 0
+        var count = 0
         var behind = 0
         for group in groups {
-            recipients += group.subscribers.count
-            for subscriber in group.subscribers where subscriber.session.isBehind {
-                behind += 1
-            }
+            count += group.subscribers.count
+            behind += behindCount(group)
         }
-        return behind >= 2 && behind * 2 > recipients
+        return isCongested(behind: behind, of: count)
+    }
+
+    private static func isCongested(behind: Int, of recipients: Int) -> Bool {
+        behind >= 2 && behind * 2 > recipients
+    }
+
+    private static func behindCount(_ group: StompSubscriptionRegistry.LoopGroup) -> Int {
+        var behind = 0
+        for subscriber in group.subscribers where subscriber.session.isBehind {
+            behind += 1
+        }
+        return behind
     }
 
     /// `nil` if the recipients keep up; otherwise a future that completes once they do, or
     /// after `limit`.
-    static func pause(for groups: [StompSubscriptionRegistry.LoopGroup], on eventLoop: any EventLoop,
+    static func pause(for recipients: Recipients, on eventLoop: any EventLoop,
                       broker: StompBroker) -> EventLoopFuture<Void>? {
-        guard isCongested(groups) else { return nil }
+        guard isCongested(recipients) else { return nil }
         broker.metrics.publisherPauses.increment()
         broker.publisherPauseCount.add(1, ordering: .relaxed)
         let limit = broker.configuration.publisherPauseLimit
         let resumed = eventLoop.makePromise(of: Void.self)
-        recheck(groups, deadline: .now() + limit, on: eventLoop, resumed: resumed)
+        recheck(recipients.groups, deadline: .now() + limit, on: eventLoop, resumed: resumed)
         return resumed.futureResult
     }
 

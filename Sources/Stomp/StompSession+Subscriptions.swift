@@ -58,11 +58,14 @@ extension StompSession {
                 guard case .connected = self.phase else { return self.eventLoop.makeSucceededVoidFuture() }
                 // Live first, held back while catching up (and being confirmed): whatever is
                 // published from now on is either in a page or held, so nothing falls between.
-                var subscription = Subscription(destination: destination, key: key, ack: ack)
+                // Registered and stored in one go on this loop, which is the one that delivers.
+                let stored = self.broker.subscribe(.init(session: self, subscriptionId: id, acknowledged: ack != .auto,
+                                                         userId: principal.userId), to: key)
+                // A topic's subscription keeps the registry's copy of its name, so that fan-out
+                // recognizes the message's destination by identity (``StompBroker/fanOut``).
+                var subscription = Subscription(destination: key == destination ? stored : destination, key: stored, ack: ack)
                 subscription.held = []
                 self.subscriptions[id] = subscription
-                self.broker.subscribe(.init(session: self, subscriptionId: id, acknowledged: ack != .auto,
-                                            userId: principal.userId), to: key)
                 // Asked only now that an ending of this access would find the subscription.
                 guard let confirmation = self.broker.authorizer.confirm(subscriptionTo: destination, principal: principal, on: self.eventLoop) else {
                     guard let plan else {
@@ -181,7 +184,7 @@ extension StompSession {
 
     /// Whether the outbound buffer can take more; a consumer past the limit is disconnected.
     private func admitsMore() -> Bool {
-        guard let channel, !channel.isWritable else { return true }
+        guard isBehind, let channel else { return true }
         let buffered = (try? channel.syncOptions?.getOption(.bufferedWritableBytes)) ?? 0
         guard buffered > broker.configuration.maxOutboundBytes else { return true }
         dropSlowConsumer(.slowConsumer(limit: broker.configuration.maxOutboundBytes))

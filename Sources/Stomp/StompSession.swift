@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// One client's STOMP session: the protocol state machine between a transport (TCP or our
 /// WebSocket) and the broker. Confined to its channel's event loop; the transport handler feeds
@@ -24,8 +25,6 @@ final class StompSession: @unchecked Sendable {
     let broker: StompBroker
     let eventLoop: any EventLoop
     let allocator: ByteBufferAllocator
-    /// The session's channel, kept for questions any thread may ask (``isBehind``).
-    private let connection: any Channel
     /// The bearer token the transport carried (the WebSocket upgrade's), for the authenticator.
     let transportToken: String?
     /// Wraps encoded frames into what the transport's pipeline writes, given whether they are
@@ -60,7 +59,6 @@ final class StompSession: @unchecked Sendable {
         self.broker = broker
         self.eventLoop = context.eventLoop
         self.allocator = context.channel.allocator
-        self.connection = context.channel
         self.context = context
         self.transportToken = transportToken
         self.wrap = wrap
@@ -74,8 +72,16 @@ final class StompSession: @unchecked Sendable {
     var channel: (any Channel)? { context?.channel }
 
     /// Whether more than the channel's high-water mark of bytes waits to be written to this
-    /// open session. Any thread may ask: a channel answers these from atomics.
-    var isBehind: Bool { !connection.isWritable && connection.isActive }
+    /// open session, as the transport last said (``writabilityChanged(isWritable:)``). Any thread
+    /// may ask. Fan-out asks it of every recipient of every message, so it is kept here, where
+    /// delivery looks anyway, rather than asked of the channel (two more objects per recipient).
+    var isBehind: Bool { behind.load(ordering: .relaxed) }
+    private let behind = Atomic<Bool>(false)
+
+    /// The channel went over its high-water mark of bytes to write, or back under the low one.
+    func writabilityChanged(isWritable: Bool) {
+        behind.store(!isWritable && context != nil, ordering: .relaxed)
+    }
 
     // MARK: Inbound
 
@@ -236,6 +242,7 @@ final class StompSession: @unchecked Sendable {
 
     /// Leaves the broker: no more deliveries, frames or timers. Idempotent.
     private func stop() {
+        behind.store(false, ordering: .relaxed)
         if case .connected(_, let principal) = phase {
             broker.metrics.sessions.decrement()
             broker.signedIn.withLock { $0.remove(self, userId: principal.userId) }

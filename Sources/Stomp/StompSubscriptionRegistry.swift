@@ -41,12 +41,23 @@ struct StompSubscriptionRegistry {
         destinations[key]?.groups ?? []
     }
 
+    /// The subscribers of `key`, and the registry's own copy of the key, which its
+    /// subscriptions keep as their destination (``add(_:to:)``): a message naming its destination
+    /// with this copy is recognized by every subscription without reading the bytes.
+    func entry(for key: String) -> (key: String, groups: [LoopGroup]) {
+        guard let index = destinations.index(forKey: key) else { return (key, []) }
+        let (stored, destination) = destinations[index]
+        return (stored, destination.groups)
+    }
+
     /// Whether `key` has any subscriber.
     func hasSubscribers(_ key: String) -> Bool {
         destinations[key] != nil
     }
 
-    mutating func add(_ subscriber: Subscriber, to key: String) {
+    /// Adds `subscriber`, and returns the registry's own copy of `key` (see ``entry(for:)``).
+    @discardableResult
+    mutating func add(_ subscriber: Subscriber, to key: String) -> String {
         var destination = destinations[key] ?? Destination()
         let loop = subscriber.session.eventLoop
         let group: Int
@@ -62,6 +73,7 @@ struct StompSubscriptionRegistry {
         destination.positions[position] = (group, destination.groups[group].subscribers.count)
         destination.groups[group].subscribers.append(subscriber)
         destinations[key] = destination
+        return destinations.index(forKey: key).map { destinations.keys[$0] } ?? key
     }
 
     mutating func remove(session: StompSession, subscriptionId: String, from key: String) {

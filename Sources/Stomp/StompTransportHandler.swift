@@ -52,6 +52,11 @@ final class StompTransportHandler<Transport: StompTransport>: ChannelDuplexHandl
         context.fireChannelReadComplete()
     }
 
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        session?.writabilityChanged(isWritable: context.channel.isWritable)
+        context.fireChannelWritabilityChanged()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         session?.end()
         context.fireChannelInactive()
