@@ -78,7 +78,7 @@ func buildRouter(
         router.add(middleware: ClientAddressMiddleware(trustedProxies: configuration.trustedProxies))
     }
     router.add(middleware: ProblemMiddleware(renderer: ProblemRenderer(localizer: localizer), routes: routes))
-    router.add(middleware: BearerAuthMiddleware(accounts: accounts))
+    router.add(middleware: BearerAuthMiddleware(accounts: accounts, checkedByRoute: [feedRoute]))
     router.add(middleware: NULQueryMiddleware())
 
     try addServiceRoutes(to: router, database: database, metrics: configuration.metricsRegistry)
@@ -92,7 +92,7 @@ func buildRouter(
     addActivityRoutes(to: api, activities: ActivityService(database: database, now: now), localizer: localizer)
     addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database, now: now))
-    addMeetingRoutes(to: api, meetings: services.meetings, linkBase: configuration.linkBase)
+    addMeetingRoutes(to: api, meetings: services.meetings, accounts: accounts, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
     addDirectRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
     addPresenceRoutes(to: api, presence: services.presence)

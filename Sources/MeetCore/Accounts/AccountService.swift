@@ -157,26 +157,47 @@ public struct AccountService: Sendable {
     /// The user a bearer token stands for, or `nil` if it is unknown, expired, revoked or
     /// its user is banned.
     public func authenticate(bearer secret: String) async throws -> Authentication? {
+        // Not a synchronous read to save the hop to a reader's queue: blocking Swift's
+        // cooperative threads on GRDB's reader pool deadlocked the server under load.
+        let check = try await database.reader.read { db in try checkToken(bearer: secret, in: db) }
+        guard let check else { return nil }
+        return try await noteUse(of: check)
+    }
+
+    /// A bearer token found valid inside a read, whose use is still to be noted.
+    public struct TokenCheck: Sendable {
+        /// Whom the token stands for.
+        public var authentication: Authentication
+        var lastUsedAt: Date
+        var checkedAt: Date
+    }
+
+    /// The first half of `authenticate(bearer:)`, inside a read the caller already holds, so
+    /// that a route reading anyway checks its token without a second hop to a reader; `nil`
+    /// if the token is refused. Hand the check to `noteUse(of:)` once the read is over.
+    public func checkToken(bearer secret: String, in db: Database) throws -> TokenCheck? {
         let tokenHash = RandomToken.hash(secret)
         let now = now()
         // Every authenticated request asks this, so the statement is prepared once per
-        // connection rather than built from the query interface each time. (Not a synchronous
-        // read to save the hop to a reader's queue: blocking Swift's cooperative threads on
-        // GRDB's reader pool deadlocked the server under load.)
-        let token = try await database.reader.read { db -> (userId: String, lastUsedAt: Date)? in
-            let statement = try db.cachedStatement(sql: """
-                SELECT accessToken.userId, accessToken.lastUsedAt FROM accessToken
-                JOIN user ON user.id = accessToken.userId AND NOT user.banned
-                WHERE accessToken.tokenHash = ? AND accessToken.expiresAt > ?
-                """)
-            return try Row.fetchOne(statement, arguments: [tokenHash, now]).map { ($0[0], $0[1]) }
+        // connection rather than built from the query interface each time.
+        let statement = try db.cachedStatement(sql: """
+            SELECT accessToken.userId, accessToken.lastUsedAt FROM accessToken
+            JOIN user ON user.id = accessToken.userId AND NOT user.banned
+            WHERE accessToken.tokenHash = ? AND accessToken.expiresAt > ?
+            """)
+        return try Row.fetchOne(statement, arguments: [tokenHash, now]).map { row in
+            TokenCheck(authentication: Authentication(userId: row[0], tokenHash: tokenHash), lastUsedAt: row[1], checkedAt: now)
         }
-        guard let token else { return nil }
-        if now.timeIntervalSince(token.lastUsedAt) >= Self.lastUsedResolution,
-           let refreshes = lastUses.note(tokenHash, usedAt: now) {
+    }
+
+    /// The second half of `authenticate(bearer:)`: refreshes the session's `lastUsedAt` when
+    /// it is due (``TokenLastUses`` batches the writes), and returns whom the token stands for.
+    public func noteUse(of check: TokenCheck) async throws -> Authentication {
+        if check.checkedAt.timeIntervalSince(check.lastUsedAt) >= Self.lastUsedResolution,
+           let refreshes = lastUses.note(check.authentication.tokenHash, usedAt: check.checkedAt) {
             try await database.writer.write { db in try TokenLastUses.write(refreshes, in: db) }
         }
-        return Authentication(userId: token.userId, tokenHash: tokenHash)
+        return check.authentication
     }
 
     /// Revokes one session.

@@ -10,6 +10,10 @@ public struct AppRequestContext: RequestContext {
     /// Whether the request presented credentials that were refused (unknown, expired,
     /// revoked, banned user), so `requireUser()` can say so rather than "sign in".
     var presentedInvalidCredentials = false
+    /// A bearer token the middleware left unchecked because the route checks it inside its
+    /// own read (``BearerAuthMiddleware/checkedByRoute``); such a route never calls
+    /// `requireUser()` while this is set.
+    var uncheckedBearerToken: String?
     /// The client's IP address, for per-address throttling: the TCP peer's, or the one a
     /// trusted proxy forwarded (``ClientAddressMiddleware``).
     public internal(set) var clientAddress: String?
@@ -30,8 +34,13 @@ public struct AppRequestContext: RequestContext {
     /// The checked bearer token, or a 401 problem saying whether one was missing or refused.
     func requireAuthentication() throws -> AccountService.Authentication {
         if let authentication { return authentication }
-        throw MeetError(presentedInvalidCredentials ? "auth.invalidToken" : "auth.required", status: 401,
-                        headers: ["WWW-Authenticate": "Bearer"])
+        throw Self.unauthenticated(presentedInvalidCredentials: presentedInvalidCredentials)
+    }
+
+    /// The 401 problem for a request without a valid bearer token: refused or missing.
+    static func unauthenticated(presentedInvalidCredentials: Bool) -> MeetError {
+        MeetError(presentedInvalidCredentials ? "auth.invalidToken" : "auth.required", status: 401,
+                  headers: ["WWW-Authenticate": "Bearer"])
     }
 
     /// Request bodies beyond this many bytes are refused with 413.

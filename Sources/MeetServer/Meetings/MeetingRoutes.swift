@@ -3,7 +3,7 @@ import Hummingbird
 import MeetCore
 
 /// `/meetings/...`, `/invitations/...`, `GET /me/invitations` and the calendar files.
-func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingService, linkBase: String) {
+func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingService, accounts: AccountService, linkBase: String) {
     // The API address of a meeting, on the configured public address (never the request's Host).
     let meetingLink: @Sendable (String) -> String = { id in "\(linkBase)/api/v1/meetings/\(id)" }
     api.post("meetings") { request, context in
@@ -12,7 +12,13 @@ func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingS
         return EditedResponse(status: .created, response: try await meetings.create(draft, by: user))
     }
     api.get("meetings") { request, context in
-        try await meetings.feed(try FeedQuery(request.uri.queryParameters).request, viewer: try context.requireUser())
+        let query = try FeedQuery(request.uri.queryParameters).request
+        // The token is checked inside the feed's read (`feedRoute`, BearerAuthMiddleware).
+        guard let token = context.uncheckedBearerToken else { return try await meetings.feed(query, viewer: try context.requireUser()) }
+        guard let page = try await meetings.feed(query, bearer: token, accounts: accounts) else {
+            throw AppRequestContext.unauthenticated(presentedInvalidCredentials: true)
+        }
+        return page
     }
     api.get("meetings/{id}") { _, context in
         try await meetings.meeting(try context.parameters.require("id"), viewer: try context.requireUser())
@@ -85,3 +91,6 @@ struct CalendarResponse: ResponseGenerator {
 
 extension Meeting: ResponseEncodable {}
 extension Invitation: ResponseEncodable {}
+
+/// The feed's route, which checks its bearer token inside its own read (`checkedByRoute`).
+let feedRoute = BearerAuthMiddleware.Route(method: .get, path: "/api/v1/meetings")

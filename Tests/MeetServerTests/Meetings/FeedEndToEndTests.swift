@@ -28,6 +28,31 @@ import Testing
         }
     }
 
+    /// The feed checks its bearer token inside its own read (BearerAuthMiddleware leaves it
+    /// to the route): the answers must be those of any other route.
+    @Test(.timeLimit(.minutes(1))) func theFeedRefusesTokensLikeEveryRoute() async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            #expect(try await server.send(.get, Self.nearby, token: ann.token).status == 200)
+            let none = try await server.send(.get, Self.nearby)
+            #expect(none.status == 401 && none.string("code") == "auth.required")
+            let bogus = try await server.send(.get, Self.nearby, token: "not-a-token")
+            #expect(bogus.status == 401 && bogus.string("code") == "auth.invalidToken")
+            #expect(bogus.headers[.wwwAuthenticate] == "Bearer")
+            let basic = try await server.send(.get, Self.nearby, headers: [.authorization: "Basic YTpi"])
+            #expect(basic.status == 401 && basic.string("code") == "auth.invalidToken")
+            // The token is checked before the query's values, as on every route.
+            let both = try await server.send(.get, Self.nearby + "&limit=0", token: "not-a-token")
+            #expect(both.status == 401 && both.string("code") == "auth.invalidToken")
+            #expect(try await server.send(.get, Self.nearby + "&limit=0", token: ann.token).status == 422)
+            let cursor = try await server.send(.get, Self.nearby + "&cursor=unknown.2", token: "not-a-token")
+            #expect(cursor.status == 401 && cursor.string("code") == "auth.invalidToken")
+            #expect(try await server.send(.post, "/api/v1/auth/logout", token: ann.token).status == 204)
+            let loggedOut = try await server.send(.get, Self.nearby, token: ann.token)
+            #expect(loggedOut.status == 401 && loggedOut.string("code") == "auth.invalidToken")
+        }
+    }
+
     @Test func aCursorCarriesOnAfterAGracefulRestart() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("meetupd-restart-" + UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
