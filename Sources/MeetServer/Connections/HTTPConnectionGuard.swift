@@ -40,7 +40,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The current request's response has ended.
     private var answered = false
     private var closeAfterResponse = false
-    private var timer: Scheduled<Void>?
+    private var deadline = ConnectionDeadline()
     /// The address whose slot this connection holds.
     private var slot: String?
     private var started = false
@@ -61,8 +61,7 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        deadline.cancelChecks()
         if let slot { policy.perAddress.release(slot) }
         slot = nil
     }
@@ -95,13 +94,13 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         let part = Self.unwrapInboundIn(data)
         if case .awaitingHead = request, !Self.isHead(part) {
             // The upgrade handler keeps the head of a refused upgrade: the rest is that request's.
-            timer?.cancel()
+            disarm()
             answered = false
             request = .receiving(bodyBytes: 0)
         }
         switch (part, request) {
         case (.head(let head), .awaitingHead):
-            timer?.cancel()
+            disarm()
             answered = false
             if let declared = head.headers.first(name: "content-length").flatMap(Int.init), declared > limits.maxBodySize {
                 metrics.count(.bodyTooLarge)
@@ -211,16 +210,18 @@ final class HTTPConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func arm(_ delay: TimeAmount, context: ChannelHandlerContext) {
-        disarm()
-        timer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
-            self.timer = nil
-            self.timedOut(context: context)
-        }
+        deadline.set(.now() + delay) { at in scheduleCheck(at: at, context: context) }
     }
 
     private func disarm() {
-        timer?.cancel()
-        timer = nil
+        deadline.clear()
+    }
+
+    private func scheduleCheck(at time: NIODeadline, context: ChannelHandlerContext) -> Scheduled<Void> {
+        context.eventLoop.assumeIsolated().scheduleTask(deadline: time) {
+            let expired = self.deadline.checkFired(now: .now()) { at in self.scheduleCheck(at: at, context: context) }
+            if expired { self.timedOut(context: context) }
+        }
     }
 
     private func timedOut(context: ChannelHandlerContext) {
