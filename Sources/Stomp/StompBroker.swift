@@ -212,7 +212,7 @@ public final class StompBroker: Sendable {
             if group.eventLoop.inEventLoop {
                 behind += self.deliverOnLoop(message, to: group)
             } else {
-                group.eventLoop.execute { self.deliverOnLoop(message, to: group) }
+                group.flushes.handOver { self.deliverOnLoop(message, to: group) }
             }
         }
         return behind

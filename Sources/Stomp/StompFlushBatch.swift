@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 /// The sessions of one event loop that fan-out has written to since that loop last flushed them.
 ///
@@ -6,15 +7,30 @@ import NIOCore
 /// after each message: a subscriber that gets many messages in one pass of its loop gets them in
 /// one write, one system call, instead of one per message. On loopback that write is most of the
 /// CPU a delivery costs, so under load this is what lets the broker keep up.
-/// Confined to its event loop.
+/// Confined to its event loop, but for ``backlog``, which any thread may read.
 final class StompFlushBatch: @unchecked Sendable {
     private let eventLoop: any EventLoop
     private var due: [StompSession] = []
     /// The array `due` is swapped with while flushing, so that neither allocates once warm.
     private var flushing: [StompSession] = []
+    private let handedOver = Atomic<Int>(0)
 
     init(eventLoop: any EventLoop) {
         self.eventLoop = eventLoop
+    }
+
+    /// Fan-out messages other loops handed to this one (``handOver(_:)``) that it has not
+    /// delivered yet: the loop's own lag. Publishers elsewhere wait while it is too long
+    /// (``StompPublisherFlow``); nothing else would stop them queueing here without bound.
+    var backlog: Int { handedOver.load(ordering: .relaxed) }
+
+    /// Runs a delivery of a message published on another loop, counted in ``backlog`` until done.
+    func handOver(_ delivery: @escaping @Sendable () -> Void) {
+        handedOver.add(1, ordering: .relaxed)
+        eventLoop.execute {
+            delivery()
+            self.handedOver.subtract(1, ordering: .relaxed)
+        }
     }
 
     /// Flushes `session` at the end of this pass of the loop (once, however often it is added).

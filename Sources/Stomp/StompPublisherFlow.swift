@@ -10,9 +10,18 @@ import NIOCore
 /// the recipients, and at least two. A lone laggard is cut off as a slow consumer instead, and
 /// a pause lasts at most ``StompBroker/Configuration/publisherPauseLimit``, after which
 /// recipients still behind are cut off in the same way as more messages reach them.
+///
+/// The broker's own lag pauses a publisher too: when another event loop holding some of the
+/// recipients has more than ``maximumBacklog`` messages handed to it and not yet delivered
+/// (``StompFlushBatch/backlog``), say because both loops share one core. Those messages wait
+/// in the loop's task queue, where no channel's high-water mark sees them.
 enum StompPublisherFlow {
     /// How often a paused publisher looks at its recipients again.
     static let recheckInterval = TimeAmount.milliseconds(1)
+
+    /// The most fan-out messages another loop may hold undelivered before a publisher waits:
+    /// a few passes' worth of SENDs (``StompBroker/Configuration/framesPerPass`` is 64).
+    static let maximumBacklog = 256
 
     /// The recipients of one SEND, with how many of those on the publisher's own loop were
     /// behind once it was written to them (counted during delivery, so that the common case,
@@ -30,6 +39,7 @@ enum StompPublisherFlow {
         for group in recipients.groups {
             count += group.subscribers.count
             guard !group.eventLoop.inEventLoop else { continue }
+            if isLagging(group) { return true }
             behind += behindCount(group)
         }
         return isCongested(behind: behind, of: count)
@@ -41,6 +51,7 @@ enum StompPublisherFlow {
         var behind = 0
         for group in groups {
             count += group.subscribers.count
+            if !group.eventLoop.inEventLoop, isLagging(group) { return true }
             behind += behindCount(group)
         }
         return isCongested(behind: behind, of: count)
@@ -48,6 +59,11 @@ enum StompPublisherFlow {
 
     private static func isCongested(behind: Int, of recipients: Int) -> Bool {
         behind >= 2 && behind * 2 > recipients
+    }
+
+    /// Whether the group's loop holds too many messages handed over from other loops.
+    private static func isLagging(_ group: StompSubscriptionRegistry.LoopGroup) -> Bool {
+        group.flushes.backlog > maximumBacklog
     }
 
     private static func behindCount(_ group: StompSubscriptionRegistry.LoopGroup) -> Int {

@@ -1,4 +1,6 @@
+import Dispatch
 import NIOCore
+import NIOPosix
 import Testing
 @testable import Stomp
 
@@ -42,5 +44,27 @@ import Testing
         }
         try await publishing.value
         await fixture.stop()
+    }
+
+    @Test func anotherLoopsBacklogPausesPublishersUntilItCatchesUp() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let loop = group.next()
+        let flushes = StompFlushBatch(eventLoop: loop)
+        let recipients = [StompSubscriptionRegistry.LoopGroup(eventLoop: loop, flushes: flushes, subscribers: [])]
+        // The loop is held busy (as by a core it shares) while deliveries are handed to it.
+        let held = DispatchSemaphore(value: 0)
+        loop.execute { _ = held.wait(timeout: .now() + 60) }
+        for _ in 0..<StompPublisherFlow.maximumBacklog { flushes.handOver {} }
+        #expect(!StompPublisherFlow.isCongested(recipients))
+        flushes.handOver {}
+        #expect(StompPublisherFlow.isCongested(recipients))
+        held.signal()
+        let deadline = ContinuousClock.now + BrokerFixture.patience
+        while flushes.backlog > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(flushes.backlog == 0)
+        #expect(!StompPublisherFlow.isCongested(recipients))
+        try await group.shutdownGracefully()
     }
 }
