@@ -77,16 +77,20 @@ extension ChatMessage {
         LEFT JOIN profile ON profile.userId = chatMessage.senderId
         """
 
+    /// Reads the columns by their lower-case names, GRDB's own spelling: it matches names
+    /// case-insensitively through a table of lowercased names, so a camel-case name misses it
+    /// and is lowercased again for a second look-up (as in `MeetingRecord(row:)`). History,
+    /// catch-up and the repeated-post check decode every row here.
     init(row: Row) {
         let attachments: String = row["attachments"]
         self.init(
-            id: row["id"], roomId: row["roomId"], meetingId: row["meetingId"], recipientId: row["recipientId"], seq: row["seq"], type: Kind(rawValue: row["type"]) ?? .message,
-            senderId: row["senderId"], senderName: row["senderName"], senderPhotoId: row["senderPhotoId"], text: row["text"],
+            id: row["id"], roomId: row["roomid"], meetingId: row["meetingid"], recipientId: row["recipientid"], seq: row["seq"], type: Kind(rawValue: row["type"]) ?? .message,
+            senderId: row["senderid"], senderName: row["sendername"], senderPhotoId: row["senderphotoid"], text: row["text"],
             attachments: attachments == "[]" ? [] : (try? JSONDecoder().decode([String].self, from: Data(attachments.utf8))) ?? [],
-            replyToSeq: row["replyToSeq"], sentAt: Date(timeIntervalSince1970: row["sentAt"]),
-            clientMessageId: row["clientMessageId"], refersToSeq: row["refersToSeq"],
+            replyToSeq: row["replytoseq"], sentAt: Date(timeIntervalSince1970: row["sentat"]),
+            clientMessageId: row["clientmessageid"], refersToSeq: row["referstoseq"],
             system: (row["system"] as String?).flatMap { try? JSONDecoder().decode(ChatSystemNote.self, from: Data($0.utf8)) },
-            editedAt: (row["editedAt"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            deletedAt: (row["deletedAt"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            editedAt: (row["editedat"] as Double?).map(Date.init(timeIntervalSince1970:)),
+            deletedAt: (row["deletedat"] as Double?).map(Date.init(timeIntervalSince1970:)))
     }
 }

@@ -29,23 +29,59 @@ enum ChatRoomLog {
                        in db: Database) throws -> ChatMessage {
         // Cached statements, here and below: every row of every room comes through here, and
         // compiling these each time cost more than running them.
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO chatRoom (id, meetingId, kind) VALUES (?, ?, ?)")
-            .execute(arguments: [roomId, meetingId, kind.rawValue])
-        let seq = try Int64.fetchOne(db.cachedStatement(sql: """
+        let nextSeq = try db.cachedStatement(sql: """
             UPDATE chatRoom SET lastSeq = lastSeq + 1, lastMessageAt = ? WHERE id = ? RETURNING lastSeq
-            """), arguments: [time.timeIntervalSince1970, roomId])!
+            """)
+        let bump: StatementArguments = [time.timeIntervalSince1970, roomId]
+        // The room exists for all but its first row: created only when the bump finds none.
+        let seq: Int64
+        if let bumped = try Int64.fetchOne(nextSeq, arguments: bump) {
+            seq = bumped
+        } else {
+            try db.cachedStatement(sql: "INSERT INTO chatRoom (id, meetingId, kind) VALUES (?, ?, ?)")
+                .execute(arguments: [roomId, meetingId, kind.rawValue])
+            seq = try Int64.fetchOne(nextSeq, arguments: bump)!
+        }
         let id = RandomToken.id()
         // Most rows have no attachments: no encoder for them.
         let attachments = entry.attachments.isEmpty
             ? "[]" : String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
         let system = try entry.system.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        let sentAt = time.timeIntervalSince1970
         try db.cachedStatement(sql: """
             INSERT INTO chatMessage (roomId, seq, id, type, senderId, text, attachments, replyToSeq, refersToSeq, system,
                                      clientMessageId, sentAt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, attachments, entry.replyToSeq,
-                                     entry.refersToSeq, system, entry.clientMessageId, time.timeIntervalSince1970])
-        return try message(id: id, in: db)!
+                                     entry.refersToSeq, system, entry.clientMessageId, sentAt])
+        // The row as stored, built from what was just written rather than read back (a join of
+        // five tables for every post): only the sender's name and photo, and a direct
+        // conversation's other member, come from other tables. `sentAt` goes through the same
+        // Double the column holds, so the message equals one read from history.
+        let sender = try entry.senderId.flatMap { try senderProfile(of: $0, in: db) }
+        return ChatMessage(
+            id: id, roomId: roomId, meetingId: meetingId,
+            recipientId: kind == .direct ? try recipient(in: roomId, besides: entry.senderId, db) : nil,
+            seq: seq, type: entry.type, senderId: entry.senderId, senderName: sender?.name, senderPhotoId: sender?.photoId,
+            text: entry.text, attachments: entry.attachments, replyToSeq: entry.replyToSeq,
+            sentAt: Date(timeIntervalSince1970: sentAt), clientMessageId: entry.clientMessageId,
+            refersToSeq: entry.refersToSeq, system: entry.system)
+    }
+
+    /// The display name and photo a message shows for its sender (as ``ChatMessage/selection``
+    /// joins them); nil for an account that is gone.
+    private static func senderProfile(of userId: String, in db: Database) throws -> (name: String?, photoId: String?)? {
+        try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT user.displayName, profile.photoId FROM user LEFT JOIN profile ON profile.userId = user.id WHERE user.id = ?
+            """), arguments: [userId]).map { (name: $0[0], photoId: $0[1]) }
+    }
+
+    /// The member of direct conversation `roomId` who is not `senderId` (as
+    /// ``ChatMessage/selection`` computes `recipientId`).
+    private static func recipient(in roomId: String, besides senderId: String?, _ db: Database) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: """
+            SELECT CASE userA WHEN ?2 THEN userB ELSE userA END FROM directConversation WHERE roomId = ?1
+            """), arguments: [roomId, senderId])
     }
 
     /// The message `senderId` stored earlier in `roomId` with the draft's `clientMessageId`, if
@@ -76,13 +112,7 @@ enum ChatRoomLog {
             toRoom: roomId, kind: kind, meetingId: meetingId, at: time, in: db)
     }
 
-    /// A stored message by id, joined with its sender.
-    static func message(id: String, in db: Database) throws -> ChatMessage? {
-        try Row.fetchOne(db.cachedStatement(sql: byId), arguments: [id]).map(ChatMessage.init(row:))
-    }
-
     private static let repeatedPost = ChatMessage.selection + """
          WHERE chatMessage.roomId = ? AND chatMessage.senderId = ? AND chatMessage.clientMessageId = ?
         """
-    private static let byId = ChatMessage.selection + " WHERE chatMessage.id = ?"
 }
