@@ -63,7 +63,7 @@ extension MeetError {
 public enum MeetingAccess {
     /// The user's role in the meeting, or `meeting.notFound` if the meeting does not exist or
     /// is private and the user may not know about it (so chat answers exactly like a read).
-    static func role(of userId: String, inMeeting meetingId: String, in db: Database) throws -> MeetingRole {
+    public static func role(of userId: String, inMeeting meetingId: String, in db: Database) throws -> MeetingRole {
         if let access = try roomAccess(of: userId, toMeeting: meetingId, in: db) { return access.role }
         return try MeetingRecord.visible(meetingId, to: userId, in: db).1
     }

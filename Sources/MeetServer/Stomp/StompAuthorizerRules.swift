@@ -30,8 +30,8 @@ struct StompAuthorizerRules: StompAuthorizer {
         }
         // Database reads: done by GRDB's reader threads, never on the event loop.
         return eventLoop.makeFutureWithTask { [accounts, database] in
-            try await Self.requireSignedIn(principal, with: accounts)
-            if let meetingId { try await Self.requireMember(principal.userId, of: meetingId, in: database) }
+            guard let meetingId else { return try await Self.requireSignedIn(principal, with: accounts) }
+            try await Self.requireSignedInMember(principal, of: meetingId, with: accounts, in: database)
         }
     }
 
@@ -62,6 +62,21 @@ struct StompAuthorizerRules: StompAuthorizer {
               authentication.userId == principal.userId else { throw sessionEnded }
     }
 
+    /// ``requireSignedIn(_:with:)`` then ``requireMember(_:of:in:)``, with the same refusals in
+    /// the same order, but both read in one read: every SEND to a room asks them, and each read
+    /// is a hop to a reader's queue and back (thread wake-ups, a transaction), which cost more
+    /// than the two queries.
+    private static func requireSignedInMember(_ principal: StompPrincipal, of meetingId: String, with accounts: AccountService,
+                                              in database: AppDatabase) async throws {
+        guard let token = principal.credential else { throw sessionEnded }
+        let read = try await database.reader.read { db -> (AccountService.TokenCheck, Result<MeetingRole, any Error>)? in
+            guard let check = try accounts.checkToken(bearer: token, in: db) else { return nil }
+            return (check, Result { try MeetingAccess.role(of: check.authentication.userId, inMeeting: meetingId, in: db) })
+        }
+        guard let (check, role) = read, try await accounts.noteUse(of: check).userId == principal.userId else { throw sessionEnded }
+        try requireMember(role)
+    }
+
     /// Ends the session: nothing it asks for can be granted any more.
     static let sessionEnded = sessionEnded(because: "it is no longer valid")
 
@@ -74,9 +89,20 @@ struct StompAuthorizerRules: StompAuthorizer {
     /// Refuses anyone but the organizer and members. A meeting the user may not know about
     /// (private, or its organizer blocked) is refused exactly like one that does not exist.
     private static func requireMember(_ userId: String, of meetingId: String, in database: AppDatabase) async throws {
+        let role: Result<MeetingRole, any Error>
+        do {
+            role = .success(try await MeetingAccess.role(of: userId, inMeeting: meetingId, in: database))
+        } catch {
+            role = .failure(error)
+        }
+        try requireMember(role)
+    }
+
+    /// The same, for the user's `role` as read (or the error reading it).
+    private static func requireMember(_ read: Result<MeetingRole, any Error>) throws {
         let role: MeetingRole
         do {
-            role = try await MeetingAccess.role(of: userId, inMeeting: meetingId, in: database)
+            role = try read.get()
         } catch let error as MeetError where error.code == MeetingRefusal.notFound.code {
             throw MeetingRefusal.notFound
         }
