@@ -14,7 +14,10 @@ extension StompSession {
         }
         limitMessages(to: broker.configuration.limits.maxConnectFrameSize)
         let timeout = broker.configuration.connectTimeout
-        connectDeadline = eventLoop.scheduleTask(in: timeout) {
+        // Never cancelled: a cancel searches the event loop's whole timer heap, which holds every
+        // session's timers. The deadline looks at the session when it falls instead.
+        eventLoop.scheduleTask(in: timeout) {
+            guard self.isAwaitingConnect else { return }
             self.broker.metrics.connectTimeouts.increment()
             self.giveUpWaiting(.connectTimeout(timeout))
         }
@@ -28,8 +31,6 @@ extension StompSession {
 
     /// The session signed in or ended: it waits for CONNECT no more.
     func stopWaiting() {
-        connectDeadline?.cancel()
-        connectDeadline = nil
         if broker.unauthenticated.withLock({ $0.remove(self) }) { broker.metrics.unauthenticated.decrement() }
     }
 
@@ -73,24 +74,40 @@ extension StompSession {
     }
 
     private func startHeartBeats(sendEvery: TimeAmount?, expectEvery: TimeAmount?) {
+        heartBeat.running = true
         if let sendEvery {
             // Ticking at half the interval bounds the silence between two writes by one interval.
-            let tick = TimeAmount.nanoseconds(max(sendEvery.nanoseconds / 2, 1))
-            heartBeat.sending = eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
-                self.sendHeartBeat()
-            }
+            beat(every: .nanoseconds(max(sendEvery.nanoseconds / 2, 1)))
         }
         if let expectEvery {
             let window = TimeAmount.nanoseconds(Int64(Double(expectEvery.nanoseconds) * broker.configuration.heartBeatTolerance))
             heartBeat.lastReceived = .now()
             // Checking at half the interval keeps detection within the window plus half a beat.
-            let check = TimeAmount.nanoseconds(max(expectEvery.nanoseconds / 2, 1))
-            heartBeat.checking = eventLoop.scheduleRepeatedTask(initialDelay: check, delay: check) { _ in
-                if NIODeadline.now() - self.heartBeat.lastReceived > window {
-                    self.broker.metrics.heartBeatTimeouts.increment()
-                    self.fail(StompProtocolError.heartBeatTimeout(window: window), receiptId: nil)
-                }
+            checkHeartBeats(every: .nanoseconds(max(expectEvery.nanoseconds / 2, 1)), window: window)
+        }
+    }
+
+    // Heart-beat timers are one-shot, each scheduling the next while the session runs, and are
+    // never cancelled: a cancel searches the event loop's whole timer heap, which holds every
+    // session's timers, so ending sessions one by one would cost the square of their number.
+
+    private func beat(every tick: TimeAmount) {
+        eventLoop.scheduleTask(in: tick) {
+            guard self.heartBeat.running else { return }
+            self.sendHeartBeat()
+            self.beat(every: tick)
+        }
+    }
+
+    private func checkHeartBeats(every check: TimeAmount, window: TimeAmount) {
+        eventLoop.scheduleTask(in: check) {
+            guard self.heartBeat.running else { return }
+            guard NIODeadline.now() - self.heartBeat.lastReceived <= window else {
+                self.broker.metrics.heartBeatTimeouts.increment()
+                self.fail(StompProtocolError.heartBeatTimeout(window: window), receiptId: nil)
+                return
             }
+            self.checkHeartBeats(every: check, window: window)
         }
     }
 
@@ -108,17 +125,14 @@ extension StompSession {
     }
 }
 
-/// A session's heart-beat bookkeeping: the two timers and what they look at.
+/// A session's heart-beat bookkeeping: whether its timers run, and what they look at.
 struct StompHeartBeatTimers {
-    var sending: RepeatedTask?
-    var checking: RepeatedTask?
+    /// The timers go on while this holds; each stops at its next tick once it does not.
+    var running = false
     var lastReceived = NIODeadline.now()
     var wroteSinceBeat = false
 
     mutating func cancel() {
-        sending?.cancel()
-        checking?.cancel()
-        sending = nil
-        checking = nil
+        running = false
     }
 }

@@ -50,8 +50,6 @@ final class StompSession: @unchecked Sendable {
     /// Whether the session waits in its loop's ``StompFlushBatch``.
     var isInFlushBatch = false
     var heartBeat = StompHeartBeatTimers()
-    /// Runs out when CONNECT is late; cancelled once signed in.
-    var connectDeadline: Scheduled<Void>?
 
     init(broker: StompBroker, context: ChannelHandlerContext, transportToken: String?,
          wrap: @escaping (ByteBuffer, Bool?) -> NIOAny, limitInbound: @escaping (ChannelHandlerContext, Int) -> Void) {
@@ -112,6 +110,14 @@ final class StompSession: @unchecked Sendable {
     var isConnected: Bool {
         if case .connected = phase { return true }
         return false
+    }
+
+    /// Not signed in yet and not ending: the CONNECT deadline still applies.
+    var isAwaitingConnect: Bool {
+        switch phase {
+        case .awaitingConnect, .authenticating: true
+        case .connected, .closing: false
+        }
     }
 
     /// Decodes and handles frames one at a time until one goes asynchronous, the input runs out,

@@ -15,7 +15,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         case open
         /// The server sent its close frame and waits for the peer's. `inputUsable` is false
         /// after a framing error: the stream cannot be parsed any further.
-        case closing(sent: WebSocketClosed, inputUsable: Bool, timeout: Scheduled<Void>)
+        case closing(sent: WebSocketClosed, inputUsable: Bool)
         case closed
     }
 
@@ -30,7 +30,6 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     /// needs no buffer of its own. `nil` between flushes, so an idle connection holds nothing.
     private var unflushed: ByteBuffer?
     private var keepAlive: WebSocketKeepAlive?
-    private var keepAliveTimer: Scheduled<Void>?
 
     init(configuration: WebSocketConfiguration, perMessageDeflate: PerMessageDeflateParameters?) {
         self.configuration = configuration
@@ -51,7 +50,8 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        self.stopTimers()
+        // Its timers find it closed when they fall (they are never cancelled, see below).
+        self.state = .closed
     }
 
     // MARK: Inbound
@@ -96,7 +96,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
 
     private var isReading: Bool {
         switch self.state {
-        case .open, .closing(_, inputUsable: true, _): return true
+        case .open, .closing(_, inputUsable: true): return true
         case .closing, .closed: return false
         }
     }
@@ -124,7 +124,6 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             // Echo the peer's close (an empty one for an empty one), then drop TCP.
             let echo = closed.code == .noStatusReceived ? ByteBuffer() : payload
             self.state = .closed
-            self.stopTimers()
             context.fireUserInboundEventTriggered(closed)
             let frame = self.frameBytes(WebSocketFrame(opcode: .close, payload: echo), context: context)
             self.writeUnflushed(context: context, promise: nil)
@@ -227,45 +226,42 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             promise?.succeed()
             return
         }
-        self.stopTimers()
-        let timeout = context.eventLoop.assumeIsolated().scheduleTask(in: self.configuration.closeTimeout) {
+        context.eventLoop.assumeIsolated().scheduleTask(in: self.configuration.closeTimeout) {
+            guard case .closing = self.state else { return }
             self.finish(context: context)
             context.close(promise: nil)
         }
-        self.state = .closing(sent: closed, inputUsable: inputUsable, timeout: timeout)
+        self.state = .closing(sent: closed, inputUsable: inputUsable)
         let payload = WebSocketClosePayload.make(code: closed.code, reason: closed.reason)
         self.send(WebSocketFrame(opcode: .close, payload: payload), context: context, promise: promise)
         context.flush()
     }
 
-    /// Ends the session once: stops the timers and tells the application why it ended.
+    /// Ends the session once and tells the application why it ended.
     private func finish(context: ChannelHandlerContext) {
         let event: WebSocketClosed
         switch self.state {
         case .open:
             event = WebSocketClosed(code: .abnormalClosure)
-        case .closing(let sent, _, _):
+        case .closing(let sent, _):
             event = sent
         case .closed:
             return
         }
-        self.stopTimers()
         self.state = .closed
         self.unparsed = nil
         self.unflushed = nil
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func stopTimers() {
-        self.keepAliveTimer?.cancel()
-        self.keepAliveTimer = nil
-        if case .closing(_, _, let timeout) = self.state { timeout.cancel() }
-    }
-
     // MARK: Idle ping
 
+    // The timers (idle ping, close handshake) are never cancelled: a cancel searches the event
+    // loop's whole timer heap, which holds every session's timers, so ending sessions one by one
+    // would cost the square of their number. Each looks at the state when it falls instead.
+
     private func scheduleKeepAlive(in delay: TimeAmount, context: ChannelHandlerContext) {
-        self.keepAliveTimer = context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
+        context.eventLoop.assumeIsolated().scheduleTask(in: delay) {
             self.keepAliveTimerFired(context: context)
         }
     }
