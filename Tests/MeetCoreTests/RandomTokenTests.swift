@@ -11,6 +11,18 @@ import Testing
         #expect(Set(ids).count == ids.count)
     }
 
+    /// Ids made at one time are as well formed and distinct as random ones, and share their
+    /// time prefix (what keeps an index on them local); another millisecond changes it.
+    @Test func timedIdsShareTheirTimeAndStayUnique() {
+        let time = Date(timeIntervalSince1970: 1_800_000_000.123)
+        let ids = (0..<10_000).map { _ in RandomToken.id(at: time) }
+        #expect(ids.allSatisfy { !$0.hasPrefix("-") && RandomToken.isWellFormedId($0) && $0.count == 22 })
+        #expect(Set(ids).count == ids.count)
+        // 48 bits of time are the first 8 characters.
+        #expect(Set(ids.map { $0.prefix(8) }).count == 1)
+        #expect(RandomToken.id(at: time.addingTimeInterval(0.001)).prefix(8) != ids[0].prefix(8))
+    }
+
     /// The encoder writes what Foundation's base64, made URL-safe and unpadded, says: every
     /// length modulo 3, every byte value.
     @Test func base64URLIsFoundationsBase64MadeURLSafe() {

@@ -42,7 +42,8 @@ enum ChatRoomLog {
                 .execute(arguments: [roomId, meetingId, kind.rawValue])
             seq = try Int64.fetchOne(nextSeq, arguments: bump)!
         }
-        let id = RandomToken.id()
+        // Neighbouring ids for a commit's rows: fewer pages of the id index to write per commit.
+        let id = RandomToken.id(at: time)
         // Most rows have no attachments: no encoder for them.
         let attachments = entry.attachments.isEmpty
             ? "[]" : String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
