@@ -122,7 +122,7 @@ run_broker() {
             taskset -c "$load_core" "$stompload" --url "$url" --login "$login" --passcode "$passcode" \
                 --scenario idle --target "$idle_target" --sources "$idle_sources" --handshakes 512 \
                 --heartbeat-ms 10000 --duration 15 --connect-timeout 180 --broker-pid "$broker_pid" \
-                --label "$name idle" --json "$out" --quiet | grep -E "ready|failed|setup|connect_p99|per_session|errors|first_error" || true
+                --label "$name idle" --json "$out" --quiet | grep -E "ready|failed|setup|connect_p99|per_session|per_connect|per_close|errors|first_error" || true
             continue
         fi
         rooms=${scenario%x*} subscribers=${scenario#*x}

@@ -45,11 +45,13 @@ def traffic_table(runs: list[dict]) -> list[str]:
 
 def idle_table(runs: list[dict]) -> list[str]:
     lines = ["| broker | sessions asked | ready | failed | set up in s | connect p99 ms | broker KiB/session "
-             "| broker RSS MiB | load avg |", "|---|---|---|---|---|---|---|---|---|"]
+             "| broker RSS MiB | broker µs/connect | broker µs/close (all at once) | load avg |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         lines.append(f"| {r['broker']} | {fmt(r['sessions'])} | {fmt(r['sessions_ready'])} | {r['failed_connects']} "
                      f"| {fmt(r['setup_seconds'], 1)} | {fmt(r['connect_p99_ms'], 1)} | {fmt(r['broker_kib_per_session'], 2)} "
-                     f"| {fmt(r['broker_rss_kib'] / 1024)} | {fmt(r['load_average'], 1)} |")
+                     f"| {fmt(r['broker_rss_kib'] / 1024)} | {fmt(r.get('broker_cpu_us_per_connect', 0))} "
+                     f"| {fmt(r.get('broker_cpu_us_per_close', 0))} | {fmt(r['load_average'], 1)} |")
     return lines
 
 

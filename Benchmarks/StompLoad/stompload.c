@@ -337,6 +337,9 @@ typedef struct {
     double own_start, own_end;
     double setup_seconds;
     long broker_rss_before_kib, broker_anon_before_kib;
+    double broker_setup_cpu;   /* broker CPU seconds while the sessions were set up */
+    double broker_close_cpu;   /* idle: broker CPU seconds closing them all at once */
+    uint64_t closed_at_once;
     double load[3];
 } run_readings;
 
@@ -445,6 +448,29 @@ static void idle_hold(run_readings *readings) {
     readings->own_end = probe_own_cpu();
 }
 
+/* Idle: closes every ready session at once, as a restart or a network change would, and waits
+ * until the broker's CPU stops rising (0.5 s without a tick, 30 s at most); returns the broker
+ * CPU seconds that took. */
+static double close_storm(uint64_t *closed) {
+    process_sample start, sample;
+    probe_broker(&start);
+    for (int i = 0; i < session_count; i++) {
+        if (sessions[i].fd < 0) continue;
+        if (sessions[i].phase == PHASE_READY) (*closed)++;
+        close(sessions[i].fd);
+        sessions[i].fd = -1;
+        sessions[i].phase = PHASE_CLOSED;
+    }
+    double last = start.cpu_seconds;
+    for (int polls = 0, quiet = 0; polls < 300 && quiet < 5; polls++) {
+        usleep(100000);
+        probe_broker(&sample);
+        quiet = sample.cpu_seconds > last ? 0 : quiet + 1;
+        last = sample.cpu_seconds;
+    }
+    return last - start.cpu_seconds;
+}
+
 /* ---- the report ---- */
 
 static double ms(uint64_t ns) { return (double)ns / 1e6; }
@@ -506,6 +532,8 @@ static void report(const run_readings *r) {
             FIELD("heartbeats_received", "%llu", (unsigned long long)stats.heartbeats_received);
             FIELD("broker_rss_before_kib", "%ld", r->broker_rss_before_kib);
             FIELD("broker_kib_per_session", "%.2f", per_session_kib);
+            FIELD("broker_cpu_us_per_connect", "%.1f", stats.ready ? r->broker_setup_cpu * 1e6 / (double)stats.ready : 0.0);
+            FIELD("broker_cpu_us_per_close", "%.1f", r->closed_at_once ? r->broker_close_cpu * 1e6 / (double)r->closed_at_once : 0.0);
         }
         FIELD("errors", "%llu", (unsigned long long)stats.errors);
         for (char *c = first_error; *c; c++)
@@ -553,11 +581,18 @@ int main(int argc, char **argv) {
     readings.broker_rss_before_kib = before.rss_kib;
     readings.broker_anon_before_kib = before.rss_anon_kib;
     readings.setup_seconds = set_up();
+    process_sample set;
+    probe_broker(&set);
+    readings.broker_setup_cpu = set.cpu_seconds - before.cpu_seconds;
     if (!opt.quiet)
         fprintf(stderr, "stompload: %llu of %d sessions ready in %.2f s\n", (unsigned long long)stats.ready, session_count,
                 readings.setup_seconds);
-    if (strcmp(opt.scenario, "idle") == 0) idle_hold(&readings);
-    else traffic(&readings);
+    if (strcmp(opt.scenario, "idle") == 0) {
+        idle_hold(&readings);
+        readings.broker_close_cpu = close_storm(&readings.closed_at_once);
+    } else {
+        traffic(&readings);
+    }
     probe_loadavg(readings.load);
     report(&readings);
     return stats.ready == 0 ? 1 : 0;
