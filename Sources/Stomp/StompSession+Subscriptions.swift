@@ -168,6 +168,7 @@ extension StompSession {
         }
         let frame = cache.frame(subscription: subscriptionId, acknowledged: ack != .auto, version: version)
         write(bytes: frame, counted: false, isUTF8: cache.isUTF8)
+        flushIfMuchWaits()
         return frame.readableBytes
     }
 

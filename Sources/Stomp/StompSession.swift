@@ -47,6 +47,12 @@ final class StompSession: @unchecked Sendable {
     /// The transport asked to read while frames were held; the read is replayed when they are done.
     var readPending = false
     private var needsFlush = false
+    /// Bytes written since the last flush (``flushIfMuchWaits()``).
+    private var unflushedBytes = 0
+    /// A session flushes itself once this much waits for the end of the pass: what a pass
+    /// gathers for a subscriber stays bounded, and anything beyond reaches the channel, whose
+    /// high-water mark then tells the publishers' back-pressure (NIO's default mark, 64 KiB).
+    static let flushEarlyBytes = 64 * 1024
     /// Whether the session waits in its loop's ``StompFlushBatch``.
     var isInFlushBatch = false
     var heartBeat = StompHeartBeatTimers()
@@ -289,7 +295,14 @@ final class StompSession: @unchecked Sendable {
         if counted { broker.metrics.bytesOut.increment(by: bytes.readableBytes) }
         heartBeat.wroteSinceBeat = true
         needsFlush = true
+        unflushedBytes += bytes.readableBytes
         context.write(wrap(bytes, isUTF8), promise: promise)
+    }
+
+    /// Flushes now if ``flushEarlyBytes`` wait for the end of the pass (fan-out calls this after
+    /// each delivery; other frames keep their flush points).
+    func flushIfMuchWaits() {
+        if unflushedBytes >= Self.flushEarlyBytes { flush() }
     }
 
     /// Tells the handlers in front of the session that it signed in (``StompAddressSlot``).
@@ -305,6 +318,7 @@ final class StompSession: @unchecked Sendable {
     func flush() {
         guard needsFlush, let context else { return }
         needsFlush = false
+        unflushedBytes = 0
         context.flush()
     }
 
