@@ -36,14 +36,18 @@ struct ChatBatchWriter: Sendable {
                 try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
                 defer { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
                 var outcomes: [Result<ChatWritten, any Error>] = []
+                var waiting = ChatPushes.Waiting()
                 try db.inTransaction {
                     outcomes = writes.map { write in
                         Result {
                             var written = ChatWritten()
+                            var attempt = waiting
                             try db.inSavepoint {
-                                written = try perform(write, in: db)
+                                written = try perform(write, waiting: &attempt, in: db)
                                 return .commit
                             }
+                            // What a refused write queued was rolled back with its savepoint.
+                            waiting = attempt
                             return written
                         }
                     }
@@ -56,10 +60,10 @@ struct ChatBatchWriter: Sendable {
         }
     }
 
-    private func perform(_ write: ChatWrite, in db: Database) throws -> ChatWritten {
+    private func perform(_ write: ChatWrite, waiting: inout ChatPushes.Waiting, in db: Database) throws -> ChatWritten {
         switch write {
         case .post(let post):
-            let posted = try append(post, in: db)
+            let posted = try append(post, waiting: &waiting, in: db)
             return ChatWritten(appended: posted.isRepeat ? [] : [posted.message], posted: posted)
         case .direct(let post):
             let posted = try DirectConversation.append(post, in: db)
@@ -73,7 +77,7 @@ struct ChatBatchWriter: Sendable {
     }
 
     /// Stores one post with its room's next seq, or finds the one it repeats.
-    private func append(_ post: ChatService.Post, in db: Database) throws -> ChatService.Posted {
+    private func append(_ post: ChatService.Post, waiting: inout ChatPushes.Waiting, in db: Database) throws -> ChatService.Posted {
         let roomId = ChatRoomId.meeting(post.meetingId)
         guard let meeting = try MeetingAccess.roomAccess(of: post.senderId, toMeeting: post.meetingId, in: db) else {
             // Not a member: the refusal a private meeting's outsider gets is "not found".
@@ -86,7 +90,7 @@ struct ChatBatchWriter: Sendable {
         guard !meeting.isCancelled else { throw MeetError.roomReadOnly }
         let message = try ChatRoomLog.appendMessage(post.draft, text: post.text, by: post.senderId,
                                                     toRoom: roomId, kind: .meeting, meetingId: post.meetingId, at: post.at, in: db)
-        try ChatPushes.enqueue(message, inMeeting: post.meetingId, title: meeting.title, delay: pushDelay, in: db)
+        try ChatPushes.enqueue(message, inMeeting: post.meetingId, title: meeting.title, delay: pushDelay, waiting: &waiting, in: db)
         return .init(message: message, isRepeat: false)
     }
 }

@@ -19,19 +19,49 @@ public enum ChatPushes {
     /// The most characters of a message's text a push shows.
     static let textLimit = 180
 
-    /// Queues the pushes of a member's new `message` in the room of meeting `meetingId`.
-    static func enqueue(_ message: ChatMessage, inMeeting meetingId: String, title: String, delay: TimeInterval, in db: Database) throws {
+    /// The members of each meeting who would get a push for a new message now (not yet
+    /// excluding its sender), as found by a group commit's first post to that room and kept up
+    /// to date by its next ones: within one transaction only its own pushes change who is
+    /// waiting (devices, mutes, memberships and sent pushes change in other transactions), so
+    /// a room's 50 posts of a batch ask the database once instead of probing every member 50
+    /// times. A value: the group commit keeps a post's changes only once its savepoint is
+    /// released.
+    struct Waiting {
+        private var members: [String: Set<String>] = [:]
+
+        /// An empty memo, for one transaction.
+        init() {}
+
+        /// Who of `meetingId`'s members get a push for `senderId`'s message.
+        fileprivate mutating func recipients(in meetingId: String, besides senderId: String, thread: String, _ db: Database) throws -> Set<String> {
+            if members[meetingId] == nil {
+                members[meetingId] = Set(try String.fetchAll(db.cachedStatement(sql: meetingRecipients), arguments: [meetingId, thread]))
+            }
+            return members[meetingId]!.subtracting([senderId])
+        }
+
+        /// `recipients` have a push of `meetingId` waiting now: no more until it is sent.
+        fileprivate mutating func queued(_ recipients: Set<String>, in meetingId: String) {
+            members[meetingId]?.subtract(recipients)
+        }
+    }
+
+    /// Queues the pushes of a member's new `message` in the room of meeting `meetingId`;
+    /// `waiting` is the transaction's memo of who would get one.
+    static func enqueue(_ message: ChatMessage, inMeeting meetingId: String, title: String, delay: TimeInterval,
+                        waiting: inout Waiting, in db: Database) throws {
         guard message.type == .message, let senderId = message.senderId else { return }
         let now = message.sentAt.timeIntervalSince1970
         let thread = "meeting.\(meetingId)"
-        let recipients = try String.fetchAll(db.cachedStatement(sql: meetingRecipients), arguments: [meetingId, senderId, thread])
-        for recipient in recipients {
+        let recipients = try waiting.recipients(in: meetingId, besides: senderId, thread: thread, db)
+        for recipient in recipients.sorted() {
             var notification = InboxNotification(
                 id: RandomToken.id(), userId: recipient, kind: kind, subjectId: meetingId,
                 deeplink: Deeplink.chat(meetingId), thread: thread, arguments: ["title": title], createdAt: message.sentAt)
             try notification.insert(db)
             try NotificationOutbox.enqueuePushes(of: notification, at: now, notBefore: now + delay, db)
         }
+        waiting.queued(recipients, in: meetingId)
     }
 
     /// Queues the push of a direct `message` to its other member `peerId`, as a meeting post's:
@@ -56,14 +86,14 @@ public enum ChatPushes {
     // partial index `chatPushByAge` (`WHERE kind = 'chat.message'`), SQLite re-compiles a
     // statement each time a parameter compared with `kind` is bound, cached or not.
 
-    /// Members of meeting ?1 other than the sender ?2 who get a push for a new message: those
-    /// with a device, who did not mute the thread ?3 and have no push of the room waiting yet.
+    /// Members of meeting ?1 who get a push for a new message (but its sender): those with a
+    /// device, who did not mute the thread ?2 and have no push of the room waiting yet.
     /// The device test comes first, the cheapest refusal for most members.
     private static let meetingRecipients = """
         SELECT member.userId FROM meetingMember AS member
-        WHERE member.meetingId = ?1 AND member.userId <> ?2
+        WHERE member.meetingId = ?1
           AND EXISTS (SELECT 1 FROM device WHERE device.userId = member.userId AND device.disabledAt IS NULL)
-          AND NOT EXISTS (SELECT 1 FROM notificationMute AS mute WHERE mute.userId = member.userId AND mute.thread = ?3)
+          AND NOT EXISTS (SELECT 1 FROM notificationMute AS mute WHERE mute.userId = member.userId AND mute.thread = ?2)
           AND NOT EXISTS (\(pendingPush(user: "member.userId", subject: "?1")))
         """
 
