@@ -47,7 +47,9 @@ status=0
 for target in $(cd Tests && ls -d *Tests); do
     echo "::: $target"
     log=$logs/$target.log
-    setsid swift test --skip-build --parallel --filter "^$target\\." \
+    # Line-buffered (stdbuf reaches the test process through the environment): a block-buffered
+    # log misses the last lines of a process that never exits, and then names the wrong tests.
+    setsid stdbuf -oL -eL swift test --skip-build --parallel --filter "^$target\\." \
         > >(tee "$log" | grep --line-buffered -v -E '^(◇|↳|✔ (Test|Suite) |[0-9-]{10}T[^ ]+ (trace|debug|info|notice) )') 2>&1 &
     runner=$!  # setsid: the runner's id is the session of every process the run starts
     for _ in $(seq "$budget"); do

@@ -5,7 +5,7 @@ import Testing
 
 /// `SUBSCRIBE ... since-seq:N`: every stored message after N, in order, then live ones, with
 /// no gap and no repeat, while others keep sending during the catch-up.
-@Suite struct ChatResumeTests {
+@Suite(.timeLimit(.minutes(1))) struct ChatResumeTests {
     typealias Rooms = MeetingRoomSubscriptionTests
     typealias Chat = ChatRoomTests
 
