@@ -95,6 +95,20 @@ static void fanout_forget(sink_peer *p) {
     }
 }
 
+/* Writes the header of an unmasked final text frame of `payload_size` bytes (below 64 KiB);
+ * answers its length. */
+static size_t server_frame_header(uint8_t *out, size_t payload_size) {
+    out[0] = 0x81;
+    if (payload_size < 126) {
+        out[1] = (uint8_t)payload_size;
+        return 2;
+    }
+    out[1] = 126;
+    out[2] = (uint8_t)(payload_size >> 8);
+    out[3] = (uint8_t)payload_size;
+    return 4;
+}
+
 static void fanout_send(const char *frame, size_t size) {
     size_t length;
     const char *name = head_value(frame, size, "destination", &length);
@@ -110,16 +124,7 @@ static void fanout_send(const char *frame, size_t size) {
                              d->name, ++fanout_messages);
     size_t stomp_size = (size_t)head_size + body_size + 1;
     if (stomp_size + 4 > sizeof out) return;
-    size_t header = 2;
-    out[0] = 0x81;
-    if (stomp_size < 126) {
-        out[1] = (uint8_t)stomp_size;
-    } else {
-        out[1] = 126;
-        out[2] = (uint8_t)(stomp_size >> 8);
-        out[3] = (uint8_t)stomp_size;
-        header = 4;
-    }
+    size_t header = server_frame_header(out, stomp_size);
     memcpy(out + header, head, (size_t)head_size);
     memcpy(out + header + (size_t)head_size, body, body_size);
     out[header + stomp_size - 1] = '\0';
@@ -139,16 +144,7 @@ static void build_run(int size) {
     size_t stomp_size = strlen(head) + (size_t)size + 1;
     while (run_size + stomp_size + 4 <= SINK_RUN) {
         uint8_t *out = run_bytes + run_size;
-        size_t header = 2;
-        out[0] = 0x81;
-        if (stomp_size < 126) {
-            out[1] = (uint8_t)stomp_size;
-        } else {
-            out[1] = 126;
-            out[2] = (uint8_t)(stomp_size >> 8);
-            out[3] = (uint8_t)stomp_size;
-            header = 4;
-        }
+        size_t header = server_frame_header(out, stomp_size);
         memcpy(out + header, head, strlen(head));
         stamp_offsets[stamp_count++] = run_size + header + strlen(head);
         memset(out + header + strlen(head), 'x', (size_t)size);
