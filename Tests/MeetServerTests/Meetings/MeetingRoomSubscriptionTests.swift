@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import Stomp
@@ -113,10 +114,27 @@ import Testing
         return try #require(try await client.next())
     }
 
+    /// A port for a test server's `--stomp-port`: free now, and below the kernel's ephemeral
+    /// range. A port the kernel picked for a bind to port 0 could be handed out again, after the
+    /// probe closes it, to another test server's listener or to a client connection's source
+    /// port; the server's own bind then failed, the server was cancelled, and a test waiting for
+    /// an HTTP answer hung (HummingbirdTesting's client cannot cancel a request on its timeout).
+    /// Below the range the kernel never picks a port by itself.
     static func freeLoopbackPort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
-        let port = try #require(channel.localAddress?.port)
-        try await channel.close()
-        return port
+        let ephemeral = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8))
+            .flatMap { $0.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } } ?? 32768
+        let candidates = max(1024, ephemeral / 2)..<max(1025, ephemeral)
+        for _ in 0..<1000 {
+            let port = Int.random(in: candidates)
+            guard let channel = try? await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .bind(host: "127.0.0.1", port: port).get() else { continue }
+            try await channel.close()
+            return port
+        }
+        throw NoFreePort(range: candidates)
+    }
+
+    struct NoFreePort: Error {
+        let range: Range<Int>
     }
 }
