@@ -23,7 +23,7 @@ struct LiveNotifications: Service {
         var last = try await database.reader.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM notification") ?? 0 }
         let stopping = StopFlag()
         await withGracefulShutdownHandler {
-            while !stopping.isSet {
+            while !stopping.isSet, !Task.isCancelled {
                 await wakeups.wait(upTo: .seconds(5))
                 do {
                     last = try await send(after: last)

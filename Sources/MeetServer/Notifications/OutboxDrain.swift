@@ -21,7 +21,7 @@ struct OutboxDrain {
         defer { wakeups.cancel() }
         let stopping = StopFlag()
         await withGracefulShutdownHandler {
-            while !stopping.isSet {
+            while !stopping.isSet, !Task.isCancelled {
                 do {
                     if try await !batch() {
                         let due = try await nextDue().map { max(0.001, $0.timeIntervalSince(now())) }

@@ -31,8 +31,8 @@ final class TableWakeups: Sendable {
         waiter?.resume()
     }
 
-    /// Returns after the next change (at once if one came since the last wait), or after
-    /// `timeout`, whichever is first. One worker waits at a time.
+    /// Returns after the next change (at once if one came since the last wait), after
+    /// `timeout`, or when the task is cancelled, whichever is first. One worker waits at a time.
     func wait(upTo timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -41,16 +41,22 @@ final class TableWakeups: Sendable {
                 self.ring()
             }
             group.addTask {
-                await withCheckedContinuation { continuation in
-                    let now = self.state.withLock { state -> Bool in
-                        if state.rung {
-                            state.rung = false
-                            return true
+                // A cancelled worker (its service group cancelled, not stopped gracefully) must
+                // not wait for a change that may never come.
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let now = self.state.withLock { state -> Bool in
+                            if state.rung {
+                                state.rung = false
+                                return true
+                            }
+                            state.waiter = continuation
+                            return false
                         }
-                        state.waiter = continuation
-                        return false
+                        if now { continuation.resume() }
                     }
-                    if now { continuation.resume() }
+                } onCancel: {
+                    self.ring()
                 }
             }
             await group.next()
