@@ -22,12 +22,9 @@ public struct StompMessage: Sendable {
         self.body = body
     }
 
-    /// The complete MESSAGE frame for one subscription, as a peer of `version` expects it.
+    /// Writes the complete MESSAGE frame for one subscription, as a peer of `version` expects it.
     /// With an acknowledging subscription, STOMP 1.2 also needs the `ack` header (the message id).
-    func encode(subscription: String, acknowledged: Bool, version: StompVersion,
-                allocator: ByteBufferAllocator) -> ByteBuffer {
-        var buffer = allocator.buffer(capacity: 96 + destination.utf8.count + subscription.utf8.count
-                                      + headers.count * 32 + body.readableBytes)
+    func write(subscription: String, acknowledged: Bool, version: StompVersion, into buffer: inout ByteBuffer) {
         buffer.writeStaticString("MESSAGE\n")
         StompFrameEncoder.writeHeader("subscription", subscription, version: version, escaped: true, into: &buffer)
         StompFrameEncoder.writeHeader("message-id", messageId, version: version, escaped: true, into: &buffer)
@@ -39,7 +36,11 @@ public struct StompMessage: Sendable {
             StompFrameEncoder.writeHeader(name, value, version: version, escaped: true, into: &buffer)
         }
         StompFrameEncoder.finish(body: body, withLength: true, into: &buffer)
-        return buffer
+    }
+
+    /// Room for the frame ``write(subscription:acknowledged:version:into:)`` writes, most often enough.
+    func estimatedSize(subscription: String) -> Int {
+        96 + destination.utf8.count + subscription.utf8.count + headers.count * 32 + body.readableBytes
     }
 
     /// Headers the broker sets itself; a publisher's copies of them are dropped.
@@ -51,6 +52,8 @@ public struct StompMessage: Sendable {
 
 /// Encodes a message once per distinct (subscription id, ack, version) among the recipients of one
 /// event loop: clients name subscriptions alike (`sub-0`, ...), so most recipients share one buffer.
+/// Each encoding is also the WebSocket frame that carries it, framed in the same buffer, so a
+/// WebSocket recipient writes the shared frame as it is (``WebSocketFrameWriter``).
 struct StompMessageEncodingCache {
     private struct Key: Hashable {
         var subscription: String
@@ -60,7 +63,10 @@ struct StompMessageEncodingCache {
 
     private let message: StompMessage
     private let allocator: ByteBufferAllocator
-    private var encoded: [Key: ByteBuffer] = [:]
+    private var encoded: [Key: WebSocketPreparedMessage] = [:]
+    /// The encoding asked for last: recipients mostly ask for the same one in a row, and are
+    /// spared hashing the key then.
+    private var last: (key: Key, frame: WebSocketPreparedMessage)?
 
     /// Whether the frames are UTF-8 (a WebSocket sends them as text then). Their headers are
     /// Swift strings, so the body decides; it is checked once here, not once per recipient.
@@ -71,12 +77,24 @@ struct StompMessageEncodingCache {
         self.allocator = allocator
     }
 
+    /// The frame's bytes, as a byte stream carries them.
     mutating func frame(subscription: String, acknowledged: Bool, version: StompVersion) -> ByteBuffer {
+        webSocketFrame(subscription: subscription, acknowledged: acknowledged, version: version).message.data
+    }
+
+    /// The frame as one WebSocket message, text when it is UTF-8.
+    mutating func webSocketFrame(subscription: String, acknowledged: Bool, version: StompVersion) -> WebSocketPreparedMessage {
         let key = Key(subscription: subscription, acknowledged: acknowledged && version == .v1_2, version: version)
-        if let buffer = encoded[key] { return buffer }
-        let buffer = message.encode(subscription: subscription, acknowledged: acknowledged,
-                                    version: version, allocator: allocator)
-        encoded[key] = buffer
-        return buffer
+        if let last, last.key == key { return last.frame }
+        let frame = encoded[key] ?? WebSocketPreparedMessage(
+            kind: isUTF8 ? .text : .binary,
+            payloadCapacity: message.estimatedSize(subscription: subscription),
+            allocator: allocator
+        ) { buffer in
+            message.write(subscription: subscription, acknowledged: acknowledged, version: version, into: &buffer)
+        }
+        encoded[key] = frame
+        last = (key, frame)
+        return frame
     }
 }

@@ -166,10 +166,9 @@ extension StompSession {
             subscriptions[subscriptionId]?.pending.append(message.messageId)
             pendingAckCount += 1
         }
-        let frame = cache.frame(subscription: subscriptionId, acknowledged: ack != .auto, version: version)
-        write(bytes: frame, counted: false, isUTF8: cache.isUTF8)
+        let written = writeMessage(from: &cache, subscription: subscriptionId, acknowledged: ack != .auto, version: version)
         flushIfMuchWaits()
-        return frame.readableBytes
+        return written
     }
 
     /// Delivers to this session's own subscriptions on `message.destination` (replies, refusals).

@@ -1,5 +1,6 @@
 import NIOCore
 import Synchronization
+import WebSocket
 
 /// One client's STOMP session: the protocol state machine between a transport (TCP or our
 /// WebSocket) and the broker. Confined to its channel's event loop; the transport handler feeds
@@ -32,6 +33,8 @@ final class StompSession: @unchecked Sendable {
     private let wrap: (ByteBuffer, Bool?) -> NIOAny
     /// Bounds the messages the transport assembles (a no-op where it has none).
     private let limitInbound: (ChannelHandlerContext, Int) -> Void
+    /// Where fan-out writes a MESSAGE framed once for all WebSocket recipients (nil over TCP).
+    private var frameWriter: WebSocketFrameWriter?
     private var context: ChannelHandlerContext?
 
     var phase = Phase.awaitingConnect
@@ -58,7 +61,8 @@ final class StompSession: @unchecked Sendable {
     var heartBeat = StompHeartBeatTimers()
 
     init(broker: StompBroker, context: ChannelHandlerContext, transportToken: String?,
-         wrap: @escaping (ByteBuffer, Bool?) -> NIOAny, limitInbound: @escaping (ChannelHandlerContext, Int) -> Void) {
+         wrap: @escaping (ByteBuffer, Bool?) -> NIOAny, frameWriter: WebSocketFrameWriter?,
+         limitInbound: @escaping (ChannelHandlerContext, Int) -> Void) {
         self.id = broker.nextSessionId()
         self.broker = broker
         self.eventLoop = context.eventLoop
@@ -66,6 +70,7 @@ final class StompSession: @unchecked Sendable {
         self.context = context
         self.transportToken = transportToken
         self.wrap = wrap
+        self.frameWriter = frameWriter
         self.limitInbound = limitInbound
         self.decoder = StompFrameDecoder(limits: broker.configuration.limits)
     }
@@ -250,6 +255,7 @@ final class StompSession: @unchecked Sendable {
         guard context != nil else { return }
         stop()
         context = nil
+        frameWriter = nil
     }
 
     /// Leaves the broker: no more deliveries, frames or timers. Idempotent.
@@ -293,10 +299,30 @@ final class StompSession: @unchecked Sendable {
             return
         }
         if counted { broker.metrics.bytesOut.increment(by: bytes.readableBytes) }
+        wrote(bytes.readableBytes)
+        context.write(wrap(bytes, isUTF8), promise: promise)
+    }
+
+    /// Writes a fan-out MESSAGE from `cache`: over our WebSocket the frame shared by all its
+    /// recipients, as it is, otherwise the encoded bytes. Returns the STOMP bytes written,
+    /// which the caller counts.
+    func writeMessage(from cache: inout StompMessageEncodingCache, subscription: String,
+                      acknowledged: Bool, version: StompVersion) -> Int {
+        guard let frameWriter, context != nil else {
+            let bytes = cache.frame(subscription: subscription, acknowledged: acknowledged, version: version)
+            write(bytes: bytes, counted: false, isUTF8: cache.isUTF8)
+            return bytes.readableBytes
+        }
+        let prepared = cache.webSocketFrame(subscription: subscription, acknowledged: acknowledged, version: version)
+        wrote(prepared.message.data.readableBytes)
+        frameWriter.write(prepared)
+        return prepared.message.data.readableBytes
+    }
+
+    private func wrote(_ byteCount: Int) {
         heartBeat.wroteSinceBeat = true
         needsFlush = true
-        unflushedBytes += bytes.readableBytes
-        context.write(wrap(bytes, isUTF8), promise: promise)
+        unflushedBytes += byteCount
     }
 
     /// Flushes now if ``flushEarlyBytes`` wait for the end of the pass (fan-out calls this after

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOPosix
+import WebSocket
 
 /// STOMP over plain TCP: a listener whose every connection is a session of `broker`.
 public enum StompTCPServer {
@@ -36,4 +37,5 @@ enum StompTCPTransport: StompTransport {
     static func message(carrying bytes: ByteBuffer, isUTF8: Bool?) -> ByteBuffer { bytes }
     /// A byte stream has no messages; the session bounds what it buffers itself.
     static func limitMessages(_ context: ChannelHandlerContext, to size: Int) {}
+    static func frameWriter(_ context: ChannelHandlerContext) -> WebSocketFrameWriter? { nil }
 }

@@ -1,4 +1,5 @@
 import NIOCore
+import WebSocket
 
 /// How one transport carries STOMP bytes: plain TCP carries them as they are, our WebSocket
 /// wraps them in messages.
@@ -12,6 +13,9 @@ protocol StompTransport {
     static func message(carrying bytes: ByteBuffer, isUTF8: Bool?) -> Message
     /// Bounds the size of the messages the transport assembles from here on.
     static func limitMessages(_ context: ChannelHandlerContext, to size: Int)
+    /// Where fan-out writes its shared WebSocket frames for this session (`context` is the
+    /// STOMP handler's), or nil if the transport is no WebSocket.
+    static func frameWriter(_ context: ChannelHandlerContext) -> WebSocketFrameWriter?
 }
 
 /// Connects a channel to a ``StompSession``: bytes in, frames out, and reads held while the
@@ -33,6 +37,7 @@ final class StompTransportHandler<Transport: StompTransport>: ChannelDuplexHandl
     func handlerAdded(context: ChannelHandlerContext) {
         let session = StompSession(broker: broker, context: context, transportToken: transportToken,
                                    wrap: { NIOAny(Transport.message(carrying: $0, isUTF8: $1)) },
+                                   frameWriter: Transport.frameWriter(context),
                                    limitInbound: Transport.limitMessages)
         self.session = session
         session.awaitConnect()

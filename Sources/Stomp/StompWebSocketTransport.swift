@@ -4,7 +4,7 @@ import WebSocket
 /// Our WebSocket carries STOMP in complete messages: one or several frames per message (a frame
 /// may also span messages), text or binary. Each outbound frame is one message, text when its
 /// bytes are UTF-8, as browser and phone clients expect, binary otherwise. A fan-out MESSAGE
-/// comes with the answer already known, so its shared bytes are not checked per recipient.
+/// comes framed already (``WebSocketPreparedMessage``), once for all its recipients.
 enum StompWebSocketTransport: StompTransport {
     static func bytes(of message: WebSocketMessage) -> ByteBuffer { message.data }
 
@@ -16,6 +16,12 @@ enum StompWebSocketTransport: StompTransport {
     /// size the limits allow: the WebSocket layer refuses bigger ones (1009) before buffering them.
     static func limitMessages(_ context: ChannelHandlerContext, to size: Int) {
         context.triggerUserOutboundEvent(WebSocketMessageSizeLimit(size), promise: nil)
+    }
+
+    /// The STOMP handler sits right above the WebSocket layer (``StompBroker/addWebSocketSession(to:transportToken:)``),
+    /// so its frames may go straight in.
+    static func frameWriter(_ context: ChannelHandlerContext) -> WebSocketFrameWriter? {
+        try? context.pipeline.syncOperations.webSocketFrameWriter()
     }
 }
 

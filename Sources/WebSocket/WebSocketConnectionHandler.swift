@@ -29,6 +29,10 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     /// subscriber gets in one pass of the event loop leave in one write, and a small message
     /// needs no buffer of its own. `nil` between flushes, so an idle connection holds nothing.
     private var unflushed: ByteBuffer?
+    /// Whether `unflushed` is a prepared message's frame, shared with other connections
+    /// (``write(_:context:)``): written as it is when it leaves alone, copied into a buffer of
+    /// this connection's own before anything is appended to it.
+    private var unflushedIsShared = false
     private var keepAlive: WebSocketKeepAlive?
 
     init(configuration: WebSocketConfiguration, perMessageDeflate: PerMessageDeflateParameters?) {
@@ -142,18 +146,41 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     // MARK: Outbound
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        self.write(Self.unwrapOutboundIn(data), context: context, promise: promise)
+    }
+
+    /// A prepared message (``WebSocketFrameWriter``): its frame is used as it is, unless this
+    /// connection compresses.
+    func write(_ prepared: WebSocketPreparedMessage, context: ChannelHandlerContext) {
+        guard case .open = self.state else { return }
+        guard !self.encoder.compresses else {
+            self.write(prepared.message, context: context, promise: nil)
+            return
+        }
+        if self.unflushed == nil {
+            // The common case under light load: one message per flush, written without a copy.
+            self.unflushed = prepared.frame
+            self.unflushedIsShared = true
+        } else if prepared.message.data.readableBytes > WebSocketMessageEncoder.coalescingLimit {
+            self.writeUnflushed(context: context, promise: nil)
+            context.write(Self.wrapOutboundOut(prepared.frame), promise: nil)
+        } else {
+            self.ownUnflushed(context: context)
+            self.unflushed!.writeImmutableBuffer(prepared.frame)
+        }
+    }
+
+    private func write(_ message: WebSocketMessage, context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         guard case .open = self.state else {
             promise?.fail(ChannelError.outputClosed)
             return
         }
         let allocator = context.channel.allocator
-        if self.unflushed == nil {
-            self.unflushed = allocator.buffer(capacity: Self.unflushedCapacity)
-        }
+        self.ownUnflushed(context: context)
         do {
             // Appended in place (`unflushed!`), so the buffer stays uniquely owned and grows
             // without a copy.
-            let large = try self.encoder.encode(Self.unwrapOutboundIn(data), appendingTo: &self.unflushed!, allocator: allocator)
+            let large = try self.encoder.encode(message, appendingTo: &self.unflushed!, allocator: allocator)
             if let large {
                 self.writeUnflushed(context: context, promise: nil)
                 context.write(Self.wrapOutboundOut(large), promise: promise)
@@ -251,6 +278,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
         self.state = .closed
         self.unparsed = nil
         self.unflushed = nil
+        self.unflushedIsShared = false
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -286,6 +314,21 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
     /// Room for a few chat messages; the buffer grows when a pass brings more.
     private static let unflushedCapacity = 1024
 
+    /// Makes `unflushed` a buffer of this connection's own that frames can be appended to,
+    /// holding what waits already.
+    private func ownUnflushed(context: ChannelHandlerContext) {
+        if self.unflushedIsShared, let shared = self.unflushed,
+           shared.readableBytes > WebSocketFrame.maximumServerHeaderSize + WebSocketMessageEncoder.coalescingLimit {
+            // A large frame is not copied: it leaves as it is, ahead of what follows.
+            self.writeUnflushed(context: context, promise: nil)
+        }
+        guard self.unflushedIsShared || self.unflushed == nil else { return }
+        var own = context.channel.allocator.buffer(capacity: Self.unflushedCapacity)
+        if let shared = self.unflushed { own.writeImmutableBuffer(shared) }
+        self.unflushed = own
+        self.unflushedIsShared = false
+    }
+
     /// Hands the frames gathered since the last flush to the channel, as one buffer.
     private func writeUnflushed(context: ChannelHandlerContext, promise: EventLoopPromise<Void>?) {
         guard let frames = self.unflushed else {
@@ -293,6 +336,7 @@ final class WebSocketConnectionHandler: ChannelDuplexHandler {
             return
         }
         self.unflushed = nil
+        self.unflushedIsShared = false
         guard frames.readableBytes > 0 else {
             promise?.succeed()
             return

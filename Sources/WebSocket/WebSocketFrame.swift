@@ -23,6 +23,15 @@ extension WebSocketFrame {
     /// The most bytes a server frame header takes: 2 + 8-byte length, never masked.
     static let maximumServerHeaderSize = 10
 
+    /// The bytes ``writeServerHeader(fin:rsv1:opcode:length:into:)`` writes for `length`.
+    static func serverHeaderSize(length: Int) -> Int {
+        switch length {
+        case 0...125: 2
+        case 126...Int(UInt16.max): 4
+        default: 10
+        }
+    }
+
     /// Writes the header of an unmasked server frame for a payload of `length` bytes.
     static func writeServerHeader(
         fin: Bool,

@@ -24,6 +24,9 @@ import NIOCore
         self.deflate = deflate
     }
 
+    /// Whether messages may leave compressed (permessage-deflate is on).
+    var compresses: Bool { deflate != nil }
+
     /// The frame header and the (possibly compressed) payload, to be written in this order.
     public func encode(
         _ message: WebSocketMessage,
