@@ -127,6 +127,8 @@ struct AppServices {
     let chat: ChatService
     /// The change log's tail: how in-memory state learns of writes made by any process.
     let changes: ChangeTail
+    /// Which rooms each token was lately found allowed into (the STOMP authorizer's memo).
+    let roomGrants: RoomGrants
     /// The active remote configuration, kept in memory and following the change log.
     let remoteConfig: RemoteConfigService
     /// Uploads: one processing queue, one sweep, per server.
@@ -157,6 +159,8 @@ struct AppServices {
         changes = try ChangeTail(database: database, now: configuration.now)
         meetings.follow(changes)
         chat.follow(changes)
+        roomGrants = RoomGrants(database: database, now: configuration.now)
+        roomGrants.follow(changes)
         ModerationService.endSessionsOfBannedUsers(following: changes, in: accounts.liveSessions)
         remoteConfig = RemoteConfigService(database: database, now: configuration.now)
         remoteConfig.follow(changes)

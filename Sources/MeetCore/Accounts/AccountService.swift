@@ -170,6 +170,8 @@ public struct AccountService: Sendable {
         public var authentication: Authentication
         var lastUsedAt: Date
         var checkedAt: Date
+        /// When the token stops working (``RoomGrants`` remembers a grant no longer than that).
+        var expiresAt: Date
     }
 
     /// The first half of `authenticate(bearer:)`, inside a read the caller already holds, so
@@ -181,12 +183,13 @@ public struct AccountService: Sendable {
         // Every authenticated request asks this, so the statement is prepared once per
         // connection rather than built from the query interface each time.
         let statement = try db.cachedStatement(sql: """
-            SELECT accessToken.userId, accessToken.lastUsedAt FROM accessToken
+            SELECT accessToken.userId, accessToken.lastUsedAt, accessToken.expiresAt FROM accessToken
             JOIN user ON user.id = accessToken.userId AND NOT user.banned
             WHERE accessToken.tokenHash = ? AND accessToken.expiresAt > ?
             """)
         return try Row.fetchOne(statement, arguments: [tokenHash, now]).map { row in
-            TokenCheck(authentication: Authentication(userId: row[0], tokenHash: tokenHash), lastUsedAt: row[1], checkedAt: now)
+            TokenCheck(authentication: Authentication(userId: row[0], tokenHash: tokenHash), lastUsedAt: row[1], checkedAt: now,
+                       expiresAt: row[2])
         }
     }
 

@@ -66,5 +66,24 @@ enum ChatSchema {
                 END;
                 """)
         },
+        Migration(name: "405 writes that could end a room grant are in the change log") { db in
+            // ``RoomGrants`` remembers which rooms a token may use until one of these commits,
+            // from any process, ends a token, a user or a membership (writes to `meeting` are
+            // logged since migration 500). By trigger, so that no code path can forget it.
+            let now = "(julianday('now') - 2440587.5) * 86400.0"
+            func logged(_ subject: String) -> String {
+                "INSERT INTO changeLog (topic, subject, createdAt) VALUES ('grant', \(subject), \(now));"
+            }
+            try db.execute(sql: """
+                CREATE TRIGGER accessToken_grantDelete AFTER DELETE ON accessToken BEGIN \(logged("OLD.userId")) END;
+                CREATE TRIGGER accessToken_grantUpdate AFTER UPDATE OF tokenHash, userId, expiresAt ON accessToken BEGIN
+                    \(logged("OLD.userId"))
+                END;
+                CREATE TRIGGER user_grantDelete AFTER DELETE ON user BEGIN \(logged("OLD.id")) END;
+                CREATE TRIGGER user_grantUpdate AFTER UPDATE OF id, banned ON user BEGIN \(logged("OLD.id")) END;
+                CREATE TRIGGER meetingMember_grantDelete AFTER DELETE ON meetingMember BEGIN \(logged("OLD.userId")) END;
+                CREATE TRIGGER meetingMember_grantUpdate AFTER UPDATE ON meetingMember BEGIN \(logged("OLD.userId")) END;
+                """)
+        },
     ]
 }

@@ -16,6 +16,9 @@ struct StompAuthorizerRules: StompAuthorizer {
     let sandbox: Bool
     let accounts: AccountService
     let database: AppDatabase
+    /// The rooms each token was lately found allowed into: a SEND covered by a grant is
+    /// answered on the event loop, without a read (``RoomGrants`` says when a grant ends).
+    let grants: RoomGrants
 
     func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
@@ -28,10 +31,14 @@ struct StompAuthorizerRules: StompAuthorizer {
         guard meetingId != nil || isDirect || isOwn else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.forbidden", message: "\(destination) is not open to this session"))
         }
+        if let meetingId, let token = principal.credential,
+           grants.admits(token: token, userId: principal.userId, toMeeting: meetingId) {
+            return eventLoop.makeSucceededVoidFuture()
+        }
         // Database reads: done by GRDB's reader threads, never on the event loop.
-        return eventLoop.makeFutureWithTask { [accounts, database] in
+        return eventLoop.makeFutureWithTask { [accounts, database, grants] in
             guard let meetingId else { return try await Self.requireSignedIn(principal, with: accounts) }
-            try await Self.requireSignedInMember(principal, of: meetingId, with: accounts, in: database)
+            try await Self.requireSignedInMember(principal, of: meetingId, with: accounts, in: database, grants: grants)
         }
     }
 
@@ -65,10 +72,11 @@ struct StompAuthorizerRules: StompAuthorizer {
     /// ``requireSignedIn(_:with:)`` then ``requireMember(_:of:in:)``, with the same refusals in
     /// the same order, but both read in one read: every SEND to a room asks them, and each read
     /// is a hop to a reader's queue and back (thread wake-ups, a transaction), which cost more
-    /// than the two queries.
+    /// than the two queries. A "yes" is remembered in `grants`.
     private static func requireSignedInMember(_ principal: StompPrincipal, of meetingId: String, with accounts: AccountService,
-                                              in database: AppDatabase) async throws {
+                                              in database: AppDatabase, grants: RoomGrants) async throws {
         guard let token = principal.credential else { throw sessionEnded }
+        let generation = grants.currentGeneration  // before the read: a commit during it makes the grant stale
         // Outside a transaction, each query on its own snapshot, as when they were two reads:
         // the snapshot they would share bought nothing, and GRDB compiles its BEGIN and COMMIT
         // for every read (5 % of the server's CPU under durable chat load).
@@ -78,6 +86,7 @@ struct StompAuthorizerRules: StompAuthorizer {
         }
         guard let (check, role) = read, try await accounts.noteUse(of: check).userId == principal.userId else { throw sessionEnded }
         try requireMember(role)
+        grants.remember(check, token: token, meetingId: meetingId, generation: generation)
     }
 
     /// Ends the session: nothing it asks for can be granted any more.

@@ -19,7 +19,8 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
     let broker = StompBroker(
         configuration: brokerConfiguration,
         authenticator: StompAccountAuthenticator(accounts: services.accounts),
-        authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database),
+        authorizer: StompAuthorizerRules(sandbox: configuration.stompSandbox, accounts: services.accounts, database: services.database,
+                                         grants: services.roomGrants),
         application: ChatRoomApplication(chat: services.chat, linkBase: configuration.linkBase, typing: TypingRelay(live: live),
                                          presence: services.presence,
                                          onTheWay: OnTheWayRouting(tracker: onTheWay, database: services.database)),
