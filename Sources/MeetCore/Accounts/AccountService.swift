@@ -157,9 +157,7 @@ public struct AccountService: Sendable {
     /// The user a bearer token stands for, or `nil` if it is unknown, expired, revoked or
     /// its user is banned.
     public func authenticate(bearer secret: String) async throws -> Authentication? {
-        // Not a synchronous read to save the hop to a reader's queue: blocking Swift's
-        // cooperative threads on GRDB's reader pool deadlocked the server under load.
-        let check = try await database.reader.read { db in try checkToken(bearer: secret, in: db) }
+        let check = try await database.quickRead { db in try checkToken(bearer: secret, in: db) }
         guard let check else { return nil }
         return try await noteUse(of: check)
     }

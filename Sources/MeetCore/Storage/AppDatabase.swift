@@ -16,15 +16,26 @@ public final class AppDatabase: Sendable {
     /// Reads run concurrently with writes (WAL) and cannot change anything.
     public var reader: any DatabaseReader { writer }
 
+    /// Where ``quickRead(_:)`` runs without a hop (nil for a database that is not a file).
+    private let inlineReaders: InlineReaders?
+
     /// Wraps `writer` (normally from ``openPool(path:)``) and applies pending migrations.
-    public init(_ writer: any DatabaseWriter) throws {
-        self.writer = writer
-        try Schema.migrator.migrate(writer)
+    public convenience init(_ writer: any DatabaseWriter) throws {
+        try self.init(writer, inlineReadersAt: nil)
     }
 
     /// Opens (creating if needed) the database at `path` and applies pending migrations.
     public convenience init(path: String) throws {
-        try self.init(Self.openPool(path: path))
+        try self.init(Self.openPool(path: path), inlineReadersAt: path)
+    }
+
+    private init(_ writer: any DatabaseWriter, inlineReadersAt path: String?) throws {
+        self.writer = writer
+        try Schema.migrator.migrate(writer)
+        // One per core: as many reads as can run at once on Swift's cooperative threads.
+        inlineReaders = try path.map {
+            try InlineReaders(path: $0, count: max(2, ProcessInfo.processInfo.activeProcessorCount), prepare: Self.prepare)
+        }
     }
 
     /// Opens the database in a data directory, creating the directory if needed.
@@ -41,15 +52,26 @@ public final class AppDatabase: Sendable {
         configuration.foreignKeysEnabled = true
         // Concurrent writers wait for each other instead of failing with SQLITE_BUSY.
         configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            // WAL with NORMAL sync keeps committed data across a process crash;
-            // only a power loss may drop the last transactions.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // Reads map the file instead of copying pages through read(2): the feed reads
-            // thousands of scattered meeting rows per query, and the copies were a fifth of its CPU.
-            try db.execute(sql: "PRAGMA mmap_size = 1073741824")
-        }
+        configuration.prepareDatabase(prepare)
         return try DatabasePool(path: path, configuration: configuration)
+    }
+
+    /// Sets up each connection to the file.
+    private static func prepare(_ db: Database) throws {
+        // WAL with NORMAL sync keeps committed data across a process crash;
+        // only a power loss may drop the last transactions.
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        // Reads map the file instead of copying pages through read(2): the feed reads
+        // thousands of scattered meeting rows per query, and the copies were a fifth of its CPU.
+        try db.execute(sql: "PRAGMA mmap_size = 1073741824")
+    }
+
+    /// Runs a short read, a few rows on a request's path, on the calling thread when one of
+    /// the ``InlineReaders`` is idle, else through the pool like `reader.read`. Long reads
+    /// (exports, scans) go through `reader`, so that they do not hold a cooperative thread.
+    public func quickRead<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        if let value = try inlineReaders?.read(body) { return value }
+        return try await reader.read(body)
     }
 
     /// Names of the migrations applied so far, in order.
@@ -67,6 +89,6 @@ public final class AppDatabase: Sendable {
 
     /// Throws unless the file can be read right now: what `/health` reports.
     public func checkReadable() async throws {
-        _ = try await reader.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        _ = try await quickRead { db in try Int.fetchOne(db, sql: "SELECT 1") }
     }
 }

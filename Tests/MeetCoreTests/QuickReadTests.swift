@@ -1,0 +1,62 @@
+import Foundation
+import GRDB
+import Testing
+
+@testable import MeetCore
+
+/// `AppDatabase.quickRead`: reads on the caller's thread through the inline connections,
+/// falling back to the pool when they are all busy.
+@Suite(.timeLimit(.minutes(1)))
+struct QuickReadTests {
+    let folder: TemporaryFolder
+    let database: AppDatabase
+
+    init() throws {
+        folder = try TemporaryFolder("meetupd-quickread-")
+        database = try AppDatabase(path: folder.url.appendingPathComponent("meetupd.sqlite").path)
+    }
+
+    @Test func seesWhatWasCommittedBeforeIt() async throws {
+        for value in 1...20 {
+            try await database.writer.write { db in
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS probe (value INTEGER)")
+                try db.execute(sql: "INSERT INTO probe (value) VALUES (?)", arguments: [value])
+            }
+            let last = try await database.quickRead { db in try Int.fetchOne(db, sql: "SELECT max(value) FROM probe") }
+            #expect(last == value)
+        }
+    }
+
+    @Test func cannotWrite() async throws {
+        await #expect(throws: DatabaseError.self) {
+            try await database.quickRead { db in try db.execute(sql: "CREATE TABLE nope (x)") }
+        }
+        let tables = try await database.reader.read { db in try db.tableExists("nope") }
+        #expect(!tables)
+    }
+
+    /// A read finding every inline connection busy does not wait for one (waiting on a pool
+    /// from a cooperative thread deadlocked the server once): it gets nil, and `quickRead`
+    /// takes the pool instead.
+    @Test func aBusyConnectionIsNotWaitedFor() throws {
+        let readers = try InlineReaders(path: folder.url.appendingPathComponent("meetupd.sqlite").path, count: 1) { _ in }
+        let nested = try readers.read { _ in try readers.read { _ in 1 } }
+        #expect(nested == .some(nil))
+        #expect(try readers.read { db in try Int.fetchOne(db, sql: "SELECT 2") } == 2)
+    }
+
+    @Test func manyReadsAtOnceAllAnswer() async throws {
+        let sums = try await withThrowingTaskGroup(of: Int.self) { group in
+            for n in 0..<200 {
+                group.addTask {
+                    try await database.quickRead { db in
+                        // A read long enough that others overlap it.
+                        try Int.fetchOne(db, sql: "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 2000) SELECT ? + count(*) FROM c", arguments: [n])!
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(sums.sorted() == (0..<200).map { $0 + 2000 })
+    }
+}
