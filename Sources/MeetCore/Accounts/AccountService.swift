@@ -234,7 +234,7 @@ public struct AccountService: Sendable {
 
     /// The user with `id`.
     public func user(id: String) async throws -> User {
-        let user = try await database.reader.read { db in try User.fetchOne(db, key: id) }
+        let user = try await database.quickRead { db in try User.fetchOne(db, key: id) }
         guard let user else { throw MeetError("user.notFound", status: 404) }
         return user
     }

@@ -54,7 +54,7 @@ public struct FriendService: Sendable {
 
     /// The pending requests sent to me and by me.
     public func requests(of me: String) async throws -> Requests {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             Requests(
                 incoming: try Self.views(where: "friendRequest.toUserId = \(me)", status: .pending, db),
                 outgoing: try Self.views(where: "friendRequest.fromUserId = \(me)", status: .pending, db))
@@ -92,7 +92,7 @@ public struct FriendService: Sendable {
 
     /// My friends, by name.
     public func friends(of me: String) async throws -> [Friend] {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             try Friend.fetchAll(db, sql: """
                 SELECT user.id, user.displayName, friendship.since
                 FROM friendship JOIN user ON user.id = friendship.friendId
@@ -141,7 +141,7 @@ public struct FriendService: Sendable {
 
     /// The users I have blocked, most recent first.
     public func blocked(by me: String) async throws -> [FriendUser] {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             try FriendUser.fetchAll(db, sql: """
                 SELECT user.id, user.displayName FROM block JOIN user ON user.id = block.blockedId
                 WHERE block.blockerId = ? ORDER BY block.createdAt DESC, user.id

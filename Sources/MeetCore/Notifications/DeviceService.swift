@@ -58,7 +58,7 @@ public struct DeviceService: Sendable {
 
     /// `userId`'s devices, newest first, disabled ones included (they say so).
     public func devices(of userId: String) async throws -> [Device] {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             try Device.filter(Column("userId") == userId).order(Column("createdAt").desc, Column("id")).fetchAll(db)
         }
     }

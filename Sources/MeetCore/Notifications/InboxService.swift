@@ -26,7 +26,7 @@ public struct InboxService: Sendable {
             guard let value = Int64(cursor), value > 0 else { throw MeetError.invalidField("cursor", "field.invalid") }
             before = value
         }
-        let items = try await database.reader.read { [before] db in
+        let items = try await database.quickRead { [before] db in
             try Self.entries(of: userId).filter(Column("seq") < before)
                 .order(Column("seq").desc).limit(limit + 1).fetchAll(db)
         }

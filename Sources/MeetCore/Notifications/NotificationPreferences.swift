@@ -69,7 +69,7 @@ public struct NotificationPreferences: Sendable {
 
     /// `userId`'s quiet hours, if set.
     public func quietHours(of userId: String) async throws -> QuietHours? {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             try Row.fetchOne(db, sql: "SELECT * FROM notificationSetting WHERE userId = ?", arguments: [userId]).map { row in
                 QuietHours(start: Self.text(row["quietStart"]), end: Self.text(row["quietEnd"]), timeZone: row["timeZone"])
             }
@@ -91,7 +91,7 @@ public struct NotificationPreferences: Sendable {
 
     /// Which notifications `userId` also gets by e-mail.
     public func emailSettings(of userId: String) async throws -> EmailSettings {
-        try await database.reader.read { db in try EmailSettings.of(userId, db) }
+        try await database.quickRead { db in try EmailSettings.of(userId, db) }
     }
 
     /// Replaces `userId`'s e-mail settings; mails already queued still go.

@@ -15,7 +15,7 @@ public struct PresenceStore: Sendable {
     /// Whether `userId` hides their presence, and the ids of their friends: what the server
     /// reads once when a user's first session connects.
     public func profile(of userId: String) async throws -> (hidden: Bool, friends: [String]) {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             let hidden = try Bool.fetchOne(db, sql: "SELECT hidden FROM presence WHERE userId = ?", arguments: [userId]) ?? false
             let friends = try String.fetchAll(db, sql: "SELECT friendId FROM friendship WHERE userId = ?", arguments: [userId])
             return (hidden, friends)
@@ -26,7 +26,7 @@ public struct PresenceStore: Sendable {
     /// hides their presence and when each was last seen (nil for those who hide it): what a
     /// presence snapshot starts from, and what a friend's profile shows.
     public func friendStates(of userId: String, only friendId: String? = nil) async throws -> [(userId: String, hidden: Bool, lastSeenAt: Date?)] {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             try Row.fetchAll(db, sql: """
                 SELECT friendship.friendId AS userId, COALESCE(presence.hidden, 0) AS hidden, presence.lastSeenAt AS lastSeenAt
                 FROM friendship LEFT JOIN presence ON presence.userId = friendship.friendId

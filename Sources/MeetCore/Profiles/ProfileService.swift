@@ -17,7 +17,7 @@ public struct ProfileService: Sendable {
 
     /// The profile of the signed-in user.
     public func profile(of userId: String) async throws -> Profile {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             guard let profile = try Profile.fetchAll(db, userIds: [userId]).first else { throw Self.notFound }
             return profile
         }
@@ -26,7 +26,7 @@ public struct ProfileService: Sendable {
     /// Another user's profile as `viewer` may see it: 404 for unknown, unconfirmed or banned
     /// users and for anyone either of the two has blocked.
     public func profile(of userId: String, seenBy viewer: String) async throws -> Profile {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             let visible = try Bool.fetchOne(db, SQLRequest(literal: """
                 SELECT EXISTS (SELECT 1 FROM user WHERE id = \(userId) AND \(UserVisibility.visible(to: viewer)))
                 """)) ?? false
@@ -69,7 +69,7 @@ public struct ProfileService: Sendable {
         let position = try cursor.map(UserCursor.init(token:))
         guard Self.pageLimit.contains(limit) else { throw SearchQuery.outOfRange("limit", Self.pageLimit) }
         let sql = Self.peopleQuery(matching: SearchQuery.ftsPrefixQuery(try SearchQuery.typed(query)), seenBy: viewer, after: position, limit: limit + 1)
-        return try await database.reader.read { db in
+        return try await database.quickRead { db in
             let rows = try Row.fetchAll(db, SQLRequest(literal: sql))
             let page = rows.prefix(limit)
             let next = rows.count > limit ? page.last.map { UserCursor(displayName: $0["displayName"], userId: $0["id"]).token } : nil

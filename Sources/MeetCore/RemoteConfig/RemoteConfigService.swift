@@ -47,7 +47,7 @@ public final class RemoteConfigService: Sendable {
 
     private func activeDocument() async throws -> (Int64?, ConfigDocument?) {
         if let cached = live.withLock({ $0 }) { return cached }
-        let active = try await database.reader.read { db in try Self.activeRow(db) }
+        let active = try await database.quickRead { db in try Self.activeRow(db) }
         // A document that no longer passes (a stricter server) serves nothing rather than junk.
         let loaded = (active?.versionId, active.flatMap { try? ConfigDocument($0.document) })
         live.withLock { $0 = loaded }
