@@ -45,6 +45,15 @@ struct QuickReadTests {
         #expect(try readers.read { db in try Int.fetchOne(db, sql: "SELECT 2") } == 2)
     }
 
+    /// A read leaving some connections idle (`quickRead(leavingHalf:)`) takes one only while
+    /// more than that many are idle.
+    @Test func aReadLeavingSomeIdleTakesOnlyWhileMoreAre() throws {
+        let readers = try InlineReaders(path: folder.url.appendingPathComponent("meetupd.sqlite").path, count: 2) { _ in }
+        #expect(try readers.read(leavingIdle: 1) { _ in try readers.read(leavingIdle: 1) { _ in 1 } } == .some(nil))
+        #expect(try readers.read(leavingIdle: 1) { _ in try readers.read { _ in 1 } } == 1)
+        #expect(try readers.read(leavingIdle: 2) { _ in 1 } == nil)
+    }
+
     @Test func manyReadsAtOnceAllAnswer() async throws {
         let sums = try await withThrowingTaskGroup(of: Int.self) { group in
             for n in 0..<200 {

@@ -70,7 +70,18 @@ public final class AppDatabase: Sendable {
     /// the ``InlineReaders`` is idle, else through the pool like `reader.read`. Long reads
     /// (exports, scans) go through `reader`, so that they do not hold a cooperative thread.
     public func quickRead<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        if let value = try inlineReaders?.read(body) { return value }
+        try await quickRead(leavingHalf: false, body)
+    }
+
+    /// `quickRead` for a read that is a request's main work, a few tenths of a millisecond
+    /// (the feed's page): it runs inline only while more than half of the inline connections
+    /// are idle, so that such reads never hold more than half of the cooperative threads; the
+    /// others hop to the pool. With every connection open to the feed, on 2 cores at 1,000
+    /// feed requests/s, the server fell behind (576–953 answered/s, p50 0.1–3 s) where with
+    /// half it kept up with the same CPU saved per request (issue 21, docs/benchmarks.md).
+    public func quickRead<T: Sendable>(leavingHalf: Bool, _ body: @Sendable (Database) throws -> T) async throws -> T {
+        let spare = leavingHalf ? (inlineReaders?.count ?? 0) / 2 : 0
+        if let value = try inlineReaders?.read(leavingIdle: spare, body) { return value }
         return try await reader.read(body)
     }
 

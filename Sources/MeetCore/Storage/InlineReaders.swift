@@ -13,6 +13,8 @@ import Synchronization
 /// busy it does not wait but hops to the pool as before.
 final class InlineReaders: Sendable {
     private let idle: Mutex<[DatabaseQueue]>
+    /// How many connections there are.
+    let count: Int
 
     /// Opens `count` read-only connections to the WAL database at `path`, prepared like the
     /// pool's (`prepare`).
@@ -22,12 +24,13 @@ final class InlineReaders: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase(prepare)
         idle = Mutex(try (0..<count).map { _ in try DatabaseQueue(path: path, configuration: configuration) })
+        self.count = count
     }
 
     /// `body`'s result, read on the calling thread; `nil` (and `body` not called) when every
-    /// connection is busy.
-    func read<T>(_ body: (Database) throws -> T) throws -> T? {
-        guard let connection = idle.withLock({ $0.popLast() }) else { return nil }
+    /// connection is busy, or when no more than `spare` are idle.
+    func read<T>(leavingIdle spare: Int = 0, _ body: (Database) throws -> T) throws -> T? {
+        guard let connection = idle.withLock({ $0.count > spare ? $0.popLast() : nil }) else { return nil }
         defer { idle.withLock { $0.append(connection) } }
         return try connection.readNow(body)
     }

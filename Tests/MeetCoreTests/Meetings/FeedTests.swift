@@ -134,6 +134,32 @@ import Testing
         #expect(Set(problems) == ["lon:field.required", "lat:field.outOfRange", "radiusKm:field.outOfRange", "limit:field.outOfRange"])
     }
 
+    /// Feed pages read on the caller's thread (`AppDatabase.quickRead`): many more at once
+    /// than there are inline connections or pool readers, beside pool reads and a write, all
+    /// answer, and alike. (A feed read that waited on its thread for a pool reader deadlocked
+    /// here: the pool's readers wait for their tasks to resume on those very threads.)
+    @Test(.timeLimit(.minutes(1))) func moreFeedsAtOnceThanReadersAllAnswer() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "viewer", "bob")
+        var created: [String] = []
+        for i in 0..<3 { created.append(try await meeting(f, "m\(i)", in: Double(10 + i)).id) }
+        let (ids, service) = (created, f.service)
+        let expected = titles(try await service.feed(FeedRequest(limit: 2), viewer: "viewer"))
+        #expect(expected == ["m0", "m1"])
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<64 {
+                group.addTask {
+                    switch i {
+                    case 0: return try await service.join(ids[2], by: "bob").title == "m2"
+                    case _ where i % 4 == 1: return try await service.meeting(ids[0], viewer: "viewer").title == "m0"
+                    default: return try await service.feed(FeedRequest(limit: 2), viewer: "viewer").items.map(\.title) == expected
+                    }
+                }
+            }
+            for try await answered in group { #expect(answered) }
+        }
+    }
+
     /// The feed reads no meeting rows per query; what SQL is left, loading the index and
     /// re-reading the meetings a commit touched, goes through indexes.
     @Test func theFeedIndexReadsIndexesNeverEveryMeeting() throws {

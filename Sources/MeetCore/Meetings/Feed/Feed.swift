@@ -27,7 +27,7 @@ extension MeetingService {
     private func feed(_ request: FeedRequest, caller: FeedCaller) async throws -> (page: FeedPage, check: AccountService.TokenCheck?) {
         let time = now()
         if request.cursor != nil {
-            return try await database.reader.read { db in
+            return try await database.quickRead(leavingHalf: true) { db in
                 let (viewerId, check) = try caller.resolve(in: db)
                 return (try laterPage(request, viewer: viewerId, at: time, in: db), check)
             }
@@ -64,7 +64,7 @@ extension MeetingService {
     private func firstPage(
         _ request: FeedRequest, caller: FeedCaller, at time: Date
     ) async throws -> (page: FeedPage, check: AccountService.TokenCheck?)? {
-        try await database.reader.read { db in
+        try await database.quickRead(leavingHalf: true) { db in
             let (viewerId, check) = try caller.resolve(in: db)
             try request.validate()
             let viewer = try FeedViewer.fetch(viewerId, forRelevance: request.sort == .relevance, in: db)
