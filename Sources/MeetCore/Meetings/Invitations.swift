@@ -83,7 +83,7 @@ extension MeetingService {
 
     /// My pending invitations, soonest meeting first.
     public func invitations(for userId: String) async throws -> [Invitation] {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             let rows = try InvitationRecord.fetchAll(db, sql: """
                 SELECT invitation.* FROM invitation JOIN meeting ON meeting.id = invitation.meetingId
                 WHERE invitation.inviteeId = ? AND invitation.status = 'pending'

@@ -83,9 +83,9 @@ public enum MeetingAccess {
         return (role: row[0] ? .organizer : .member, title: row[1], isCancelled: row[2])
     }
 
-    /// The same, read from `database` on its own reader threads, for callers without a
+    /// The same, read from `database` (a quick read), for callers without a
     /// `Database` at hand (STOMP's authorizer).
     public static func role(of userId: String, inMeeting meetingId: String, in database: AppDatabase) async throws -> MeetingRole {
-        try await database.reader.read { db in try role(of: userId, inMeeting: meetingId, in: db) }
+        try await database.quickRead { db in try role(of: userId, inMeeting: meetingId, in: db) }
     }
 }

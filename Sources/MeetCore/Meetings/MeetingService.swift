@@ -66,7 +66,7 @@ public struct MeetingService: Sendable {
     /// The meeting as `viewerId` may see it; `meeting.notFound` for a private meeting they
     /// have no part in.
     public func meeting(_ id: String, viewer viewerId: String) async throws -> Meeting {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             let (meeting, _) = try MeetingRecord.visible(id, to: viewerId, in: db)
             return meeting.meeting(activityIds: try meeting.activityIds(in: db))
         }

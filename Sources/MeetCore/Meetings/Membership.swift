@@ -93,7 +93,7 @@ extension MeetingService {
     /// The members, organizer first, then in the order they joined. Members hidden from the
     /// viewer (blocked either way, banned) are left out, as everywhere else.
     public func members(of id: String, viewer viewerId: String) async throws -> [MeetingMember] {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             _ = try MeetingRecord.visible(id, to: viewerId, in: db)
             return try Row.fetchAll(db, SQLRequest(literal: """
                 SELECT member.userId, user.displayName, profile.photoId, member.role, member.joinedAt

@@ -22,7 +22,7 @@ public struct MeetingDestination: Sendable, Equatable {
     /// does, for every SEND to a meeting).
     /// - Throws: `meeting.notFound` when there is no such meeting.
     public static func read(_ meetingId: String, in database: AppDatabase) async throws -> MeetingDestination {
-        try await database.reader.read { db in
+        try await database.quickRead { db in
             // Cached: every position a member sends reads it.
             let statement = try db.cachedStatement(sql: "SELECT lat, lon, online, startsAt, cancelledAt FROM meeting WHERE id = ?")
             guard let row = try Row.fetchOne(statement, arguments: [meetingId]) else { throw MeetError.meetingNotFound }
