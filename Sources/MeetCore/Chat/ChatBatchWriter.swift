@@ -24,37 +24,36 @@ struct ChatWritten: Sendable {
 /// Writes a batch in one transaction, each write in its own savepoint so that one refused
 /// write does not undo the others.
 struct ChatBatchWriter: Sendable {
-    let database: AppDatabase
     /// How long a room's pushes wait for more messages (``ChatPushes``).
     let pushDelay: TimeInterval
 
-    func write(_ writes: [ChatWrite]) async -> [Result<ChatWritten, any Error>] {
+    /// Writes `writes` on the writer's connection `db` (on its queue: ``ChatCommitQueue``),
+    /// and returns once they are committed, or every one's failure.
+    func write(_ writes: [ChatWrite], in db: Database) -> [Result<ChatWritten, any Error>] {
         do {
-            return try await database.writer.writeWithoutTransaction { db in
-                // WAL with FULL syncs the log at every commit: what was answered survives a
-                // power loss. The rest of the app keeps NORMAL (AppDatabase).
-                try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
-                defer { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
-                var outcomes: [Result<ChatWritten, any Error>] = []
-                var waiting = ChatPushes.Waiting()
-                try db.inTransaction {
-                    outcomes = writes.map { write in
-                        Result {
-                            var written = ChatWritten()
-                            var attempt = waiting
-                            try db.inSavepoint {
-                                written = try perform(write, waiting: &attempt, in: db)
-                                return .commit
-                            }
-                            // What a refused write queued was rolled back with its savepoint.
-                            waiting = attempt
-                            return written
+            // WAL with FULL syncs the log at every commit: what was answered survives a
+            // power loss. The rest of the app keeps NORMAL (AppDatabase).
+            try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
+            defer { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
+            var outcomes: [Result<ChatWritten, any Error>] = []
+            var waiting = ChatPushes.Waiting()
+            try db.inTransaction {
+                outcomes = writes.map { write in
+                    Result {
+                        var written = ChatWritten()
+                        var attempt = waiting
+                        try db.inSavepoint {
+                            written = try perform(write, waiting: &attempt, in: db)
+                            return .commit
                         }
+                        // What a refused write queued was rolled back with its savepoint.
+                        waiting = attempt
+                        return written
                     }
-                    return .commit
                 }
-                return outcomes
+                return .commit
             }
+            return outcomes
         } catch {
             return writes.map { _ in .failure(error) }
         }

@@ -44,10 +44,10 @@ public final class ChatService: Sendable {
         self.database = database
         self.now = now
         self.rateLimit = ChatRateLimit(burst: burst, perSecond: perSecond)
-        let writer = ChatBatchWriter(database: database, pushDelay: pushDelay)
+        let writer = ChatBatchWriter(pushDelay: pushDelay)
         let listener = self.listener
-        queue = ChatCommitQueue { writes in
-            let outcomes = await writer.write(writes)
+        queue = ChatCommitQueue(writer: database.writer) { writes, db in
+            let outcomes = writer.write(writes, in: db)
             let written = outcomes.compactMap { try? $0.get() }
             listener.announce(written.flatMap(\.appended), written.flatMap(\.departures))
             return outcomes
@@ -113,11 +113,27 @@ public final class ChatService: Sendable {
     ///   `meeting.notFound` (also for a private meeting the sender may not know),
     ///   `meeting.notMember`, `chatRoom.readOnly` (cancelled), `chatMessage.rateLimited` (429).
     public func post(_ draft: ChatDraft, to meetingId: String, by senderId: String) async throws -> Posted {
-        let text = try draft.validated()
-        let time = now()
-        try takeRate(user: senderId, room: meetingId, at: time)
-        let written = try await queue.submit(.post(Post(meetingId: meetingId, senderId: senderId, draft: draft, text: text, at: time)))
-        return written.posted!
+        try await withCheckedThrowingContinuation { continuation in
+            post(draft, to: meetingId, by: senderId) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// The same, answering `answer` instead of a task: on the caller's thread if the draft is
+    /// refused before it is queued, else on the database writer's thread once the post is
+    /// committed (or refused there); `answer` must not block. The STOMP SEND path uses it, so
+    /// that a post hops from the event loop to the writer and back, and nowhere else.
+    public func post(_ draft: ChatDraft, to meetingId: String, by senderId: String,
+                     answer: @escaping @Sendable (Result<Posted, any Error>) -> Void) {
+        let post: Post
+        do {
+            let text = try draft.validated()
+            let time = now()
+            try takeRate(user: senderId, room: meetingId, at: time)
+            post = Post(meetingId: meetingId, senderId: senderId, draft: draft, text: text, at: time)
+        } catch {
+            return answer(.failure(error))
+        }
+        queue.submit(.post(post)) { written in answer(written.map { $0.posted! }) }
     }
 
     /// The author edits their message `seq` in the room of `meetingId` (within

@@ -43,12 +43,12 @@ struct ChatRoomApplication: StompApplication {
         guard let action = ChatAction(appDestination: message.destination) else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.unknown", message: "cannot send to /app\(message.destination)"))
         }
+        if action.kind == .chat { return post(body, to: action.meetingId, by: user, on: eventLoop) }
         return eventLoop.makeFutureWithTask { [chat, typing, onTheWay] in
             do {
                 switch action.kind {
                 case .chat:
-                    _ = try await chat.post(try Self.decode(ChatDraft.self, body, shape: "{text, clientMessageId, attachments?, replyToSeq?}"),
-                                            to: action.meetingId, by: user)
+                    break  // posted above, without a task
                 case .read:
                     let marker = try Self.decode(ChatSeqRequest.self, body, shape: "{seq}")
                     _ = try await chat.markRead(action.meetingId, upTo: marker.seq, by: user)
@@ -70,6 +70,27 @@ struct ChatRoomApplication: StompApplication {
                 throw StompRefusal(error)
             }
         }
+    }
+
+    /// A post to a meeting's room, decoded on the event loop and answered from the commit
+    /// (``ChatService/post(_:to:by:answer:)``): the SEND's only hops are to the database
+    /// writer and back, and a refusal keeps its code.
+    private func post(_ body: Data, to meetingId: String, by user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+        let promise = eventLoop.makePromise(of: Void.self)
+        do {
+            let draft = try Self.decode(ChatDraft.self, body, shape: "{text, clientMessageId, attachments?, replyToSeq?}")
+            chat.post(draft, to: meetingId, by: user) { posted in
+                promise.completeWith(posted.map { _ in }.mapError(Self.refusal))
+            }
+        } catch {
+            promise.fail(Self.refusal(error))
+        }
+        return promise.futureResult
+    }
+
+    /// A domain refusal as the STOMP refusal with its code; any other error as it is.
+    private static func refusal(_ error: any Error) -> any Error {
+        (error as? MeetError).map(StompRefusal.init) ?? error
     }
 
     /// A SEND's JSON body, or a refusal saying what it should look like.
