@@ -183,12 +183,16 @@ public struct AccountService: Sendable {
         let statement = try db.cachedStatement(sql: """
             SELECT accessToken.userId, accessToken.lastUsedAt, accessToken.expiresAt FROM accessToken
             JOIN user ON user.id = accessToken.userId AND NOT user.banned
-            WHERE accessToken.tokenHash = ? AND accessToken.expiresAt > ?
+            WHERE accessToken.tokenHash = ?
             """)
-        return try Row.fetchOne(statement, arguments: [tokenHash, now]).map { row in
-            TokenCheck(authentication: Authentication(userId: row[0], tokenHash: tokenHash), lastUsedAt: row[1], checkedAt: now,
-                       expiresAt: row[2])
-        }
+        // The expiry is compared here, not in SQL: binding `now` formatted it with Foundation's
+        // DateFormatter, 2 % of a feed request (issue 21). Same answer: stored times have whole
+        // milliseconds, so `expiresAt > now` holds when it held against `now` written to the
+        // millisecond (SQL compared the texts).
+        guard let row = try Row.fetchOne(statement, arguments: [tokenHash]) else { return nil }
+        let check = TokenCheck(authentication: Authentication(userId: row[0], tokenHash: tokenHash), lastUsedAt: row[1], checkedAt: now,
+                               expiresAt: row[2])
+        return check.expiresAt > now ? check : nil
     }
 
     /// The second half of `authenticate(bearer:)`: refreshes the session's `lastUsedAt` when
