@@ -23,8 +23,17 @@ struct Currency: Sendable, Equatable {
         return NSDecimalNumber(decimal: rounded).int64Value
     }
 
+    /// The amount `minor` minor units stand for.
     func amount(minor: Int64) -> Decimal {
-        Decimal(minor) / pow(10, minorDigits)
+        // Built from its digits, not divided by a power of ten: the division cost 2 % of a feed
+        // request (issue 21). Trailing zeros go as the division's result had none, so that
+        // the value and its text (JSON) stay the same (CurrencyTests).
+        var (significand, exponent) = (minor.magnitude, -minorDigits)
+        while exponent < 0, significand != 0, significand % 10 == 0 {
+            significand /= 10
+            exponent += 1
+        }
+        return Decimal(sign: minor < 0 ? .minus : .plus, exponent: exponent, significand: Decimal(significand))
     }
 
     /// Circulating currencies (ISO 4217 list one, without funds and precious metals).
