@@ -1,7 +1,6 @@
 """Starts the real meetupd binary on a free loopback port with a fresh data directory."""
 import json
 import os
-import socket
 import shutil
 import subprocess
 import tempfile
@@ -13,6 +12,7 @@ import uuid
 import pytest
 
 import mail_reading
+from loopback import free_port, holds_listener
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -29,15 +29,9 @@ def pytest_unconfigure(config):
         shutil.rmtree(config._meetupd_basetemp, ignore_errors=True)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Server:
     def __init__(self, *flags: str, data: str | None = None):
-        self.port = _free_port()
+        self.port = free_port()
         self.data = data or tempfile.mkdtemp(prefix="meetupd-test-")
         binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
         # Every test signs its users up from loopback: lift the per-client mail limit unless
@@ -61,10 +55,11 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError("meetupd exited: " + self.proc.stderr.read().decode())
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
+                if holds_listener(self.proc.pid, self.port):
+                    return
             except OSError:
-                time.sleep(0.05)
+                pass  # the process is just exiting: poll() says so next time
+            time.sleep(0.05)
         self.stop()
         raise RuntimeError("meetupd did not start listening")
 

@@ -25,6 +25,8 @@ from cryptography.x509.oid import NameOID
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
 
+from loopback import free_port
+
 APNS_KEY_ID = "KEY1234567"
 TEAM_ID = "TEAM123456"
 PROJECT = "meetup-test"
@@ -98,18 +100,12 @@ class Credentials:
                 and claims["exp"] - claims["iat"] <= 3600)
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class FakePushService:
     """APNs and FCM on one local HTTPS port; `requests` holds what they were sent."""
 
     def __init__(self, credentials):
         self.credentials = credentials
-        self.port = _free_port()
+        self.port = free_port()
         self.url = f"https://127.0.0.1:{self.port}"
         self.token_uri = self.url + "/token"
         self.requests = []

@@ -11,6 +11,8 @@ import subprocess
 import tempfile
 import time
 
+from loopback import free_port
+
 SERVER = "/usr/lib/rabbitmq/bin/rabbitmq-server"
 CTL = "/usr/lib/rabbitmq/bin/rabbitmqctl"
 START_TIMEOUT = 120
@@ -20,20 +22,14 @@ class Unavailable(Exception):
     """RabbitMQ is not installed or did not come up."""
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class RabbitMQ:
     def __init__(self):
         if not os.path.exists(SERVER):
             raise Unavailable(f"{SERVER} is missing (Debian package rabbitmq-server)")
         self.base = tempfile.mkdtemp(prefix="meetupd-rabbitmq-")
-        self.stomp_port = _free_port()
+        self.stomp_port = free_port()
         self.proc = None
-        ports = {"amqp": _free_port(), "epmd": _free_port(), "dist": _free_port()}
+        ports = {"amqp": free_port(), "epmd": free_port(), "dist": free_port()}
         with open(os.path.join(self.base, "rabbitmq.conf"), "w") as f:
             f.write(f"listeners.tcp.default = 127.0.0.1:{ports['amqp']}\n"
                     f"stomp.listeners.tcp.1 = 127.0.0.1:{self.stomp_port}\n"

@@ -1,7 +1,6 @@
 """A real SMTP server (aiosmtpd) on a free loopback port for the mail tests: it keeps every
 message it accepts, can answer the next DATA commands with a temporary refusal (451), and
 waits for mails with a deadline."""
-import socket
 import threading
 import time
 
@@ -9,6 +8,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult
 
 import mail_reading
+from loopback import free_port
 
 WAIT = 20  # seconds a mail may take on a loaded machine; never a timing assertion
 USER, PASSWORD = "meetupd", "s3cret-пароль"
@@ -57,12 +57,6 @@ class Mailbox:
 def parse(envelope):
     """The message an envelope carries (``mail_reading.parse``)."""
     return mail_reading.parse(envelope.content)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def smtp_server(auth=True, port=None, **options):

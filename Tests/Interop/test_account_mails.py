@@ -11,7 +11,8 @@ import uuid
 
 from admin_support import admin_json
 from mail_reading import html_of, text_of, token_in
-from smtp_support import WAIT, free_port, smtp_server
+from loopback import free_port
+from smtp_support import WAIT, smtp_server
 
 PUBLIC = "https://meetup.example.org"
 

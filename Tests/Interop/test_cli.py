@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import _free_port
+from loopback import free_port
 
 BINARY = os.path.abspath(os.environ.get("MEETUPD_BIN", ".build/debug/meetupd"))
 
@@ -67,7 +67,7 @@ def test_bad_configuration_is_a_clear_error(args, env, message):
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
 def test_serve_takes_the_port_from_the_environment_and_stops_on_signals(stop):
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as data:
         proc = subprocess.Popen([BINARY, "serve"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                 env={**os.environ, "MEETUPD_PORT": str(port), "MEETUPD_DATA_DIR": data})
@@ -82,7 +82,7 @@ def test_serve_takes_the_port_from_the_environment_and_stops_on_signals(stop):
 
 
 def test_a_flag_wins_over_its_variable():
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as data:
         proc = subprocess.Popen([BINARY, "serve", "--port", str(port), "--data-dir", data],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -9,15 +9,11 @@ import subprocess
 import time
 import urllib.request
 
+from loopback import free_port
+
 FILE_LIMIT = 400
 CEILING = FILE_LIMIT - 256
 CONNECTIONS = 300
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _first_bytes(connections: list[socket.socket], seconds: float) -> dict[socket.socket, bytes]:
@@ -42,7 +38,7 @@ def _first_bytes(connections: list[socket.socket], seconds: float) -> dict[socke
 def _server(tmp_path, *arguments: str):
     """meetupd under a file limit of FILE_LIMIT, listening on the port it yields."""
     binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(["prlimit", f"--nofile={FILE_LIMIT}:{FILE_LIMIT}", binary, "serve", "--host", "127.0.0.1",
                                "--port", str(port), "--data-dir", str(tmp_path / "data"), *arguments],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -93,7 +89,7 @@ def test_connections_past_the_file_limit_are_refused_and_the_server_stays_up(tmp
 
 
 def test_the_stomp_port_counts_against_the_same_file_limit(tmp_path):
-    stomp_port = _free_port()
+    stomp_port = free_port()
     connections = []
     with _server(tmp_path, "--stomp-port", str(stomp_port)) as (server, port):
         try:

@@ -2,7 +2,7 @@
 waiting for the session's next frame (issue 20)."""
 import stomp
 
-from conftest import _free_port
+from loopback import free_port
 from stomp_support import Recorder, connect_ws
 
 
@@ -21,7 +21,7 @@ def login(server, user):
 
 
 def started(meetupd):
-    stomp_port = _free_port()
+    stomp_port = free_port()
     server = meetupd("--stomp-port", str(stomp_port))
     server.stomp_port = stomp_port
     return server

@@ -9,13 +9,13 @@ import pytest
 import stomp
 import websocket
 
-from conftest import _free_port
+from loopback import free_port
 from stomp_support import WAIT, Recorder
 
 
 @pytest.fixture
 def sandbox(meetupd):
-    stomp_port = _free_port()
+    stomp_port = free_port()
     server = meetupd("--stomp-sandbox", "--stomp-port", str(stomp_port))
     server.stomp_port = stomp_port
     server.user = server.register_user()

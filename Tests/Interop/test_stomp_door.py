@@ -8,7 +8,7 @@ import time
 import pytest
 import websocket  # websocket-client
 
-from conftest import _free_port
+from loopback import free_port
 from meetings_support import create_meeting
 from stomp_support import Recorder, connect_ws
 
@@ -16,7 +16,7 @@ WAIT = 10  # seconds an answer or a close may take on a loaded machine; never a 
 
 
 def started(meetupd, connect_timeout: str):
-    stomp_port = _free_port()
+    stomp_port = free_port()
     server = meetupd("--stomp-port", str(stomp_port), "--stomp-connect-timeout", connect_timeout,
                      "--max-unauthenticated-sessions", "8")
     server.stomp_port = stomp_port
@@ -134,7 +134,7 @@ def test_websocket_messages_of_a_session_are_bounded_by_one_stomp_frame(door):
 
 
 def test_one_address_holds_a_bounded_number_of_stomp_port_connections_until_they_sign_in(meetupd):
-    stomp_port = _free_port()
+    stomp_port = free_port()
     server = meetupd("--stomp-port", str(stomp_port), "--max-connections-per-address", "2")
     server.stomp_port = stomp_port
     token = server.register_user()["token"]
