@@ -58,6 +58,15 @@ public enum ChangeLog {
         try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'changeLog'") ?? 0
     }
 
+    /// Whether any of the changes `ids` is about `topic`.
+    static func contains(_ topic: ChangeTopic, among ids: Set<Int64>, in db: Database) throws -> Bool {
+        // One transaction's changes have consecutive ids: writes are serialized.
+        guard let first = ids.min(), let last = ids.max() else { return false }
+        return try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT EXISTS (SELECT 1 FROM changeLog WHERE id BETWEEN ? AND ? AND topic = ?)
+            """), arguments: [first, last, topic.rawValue]) ?? false
+    }
+
     /// The changes after `id`, oldest first; `isLocal` is false, the tail decides it.
     static func changes(after id: Int64, limit: Int, in db: Database) throws -> [Change] {
         try Row.fetchAll(db, sql: """
@@ -78,13 +87,14 @@ public enum ChangeLog {
 
 /// Notes the change-log rows each transaction of one process inserts, and hands their ids
 /// over once it commits: the server's tail learns which changes are its own, the CLI when
-/// to nudge the server.
+/// to nudge the server, room grants whether one of them ends grants.
 final class ChangeCommitObserver: TransactionObserver, Sendable {
     private let pending = Mutex(Set<Int64>())
-    private let committed: @Sendable (Set<Int64>) -> Void
+    private let committed: @Sendable (Set<Int64>, Database) -> Void
 
-    /// `committed` runs on the writer, right after a commit that logged changes.
-    init(committed: @escaping @Sendable (Set<Int64>) -> Void) {
+    /// `committed` runs on the writer, right after a commit that logged changes, with the
+    /// writer's connection (out of any transaction) to read them.
+    init(committed: @escaping @Sendable (Set<Int64>, Database) -> Void) {
         self.committed = committed
     }
 
@@ -102,7 +112,7 @@ final class ChangeCommitObserver: TransactionObserver, Sendable {
             defer { ids = [] }
             return ids
         }
-        if !ids.isEmpty { committed(ids) }
+        if !ids.isEmpty { committed(ids, db) }
     }
 
     func databaseDidRollback(_ db: Database) {

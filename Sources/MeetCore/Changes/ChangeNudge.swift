@@ -26,7 +26,7 @@ public enum ChangeNudge {
     /// `dataDirectory`: for processes other than the server.
     public static func install(on database: AppDatabase, dataDirectory: String) {
         guard let path = socketPath(dataDirectory: dataDirectory) else { return }
-        database.writer.add(transactionObserver: ChangeCommitObserver { _ in send(to: path) }, extent: .databaseLifetime)
+        database.writer.add(transactionObserver: ChangeCommitObserver { _, _ in send(to: path) }, extent: .databaseLifetime)
     }
 
     /// Connects to the socket at `path` and hangs up at once, without waiting.

@@ -47,7 +47,7 @@ public final class ChangeTail: Sendable {
         self.now = now
         (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         position = Mutex(try database.reader.read { db in try ChangeLog.lastId(in: db) })
-        database.writer.add(transactionObserver: ChangeCommitObserver { [weak self] ids in self?.committedHere(ids) }, extent: .databaseLifetime)
+        database.writer.add(transactionObserver: ChangeCommitObserver { [weak self] ids, _ in self?.committedHere(ids) }, extent: .databaseLifetime)
     }
 
     /// This process committed `ids`: marked local, delivered at once.

@@ -85,5 +85,34 @@ enum ChatSchema {
                 CREATE TRIGGER meetingMember_grantUpdate AFTER UPDATE ON meetingMember BEGIN \(logged("OLD.userId")) END;
                 """)
         },
+        Migration(name: "406 a room grant ends only when a value it rests on changes") { db in
+            // 405's UPDATE OF triggers fired whenever a column was merely assigned (a profile
+            // saved as a whole record rewrites `banned` unchanged), and ``RoomGrants`` followed
+            // every `meeting` change (a join bumps the member count) for the organizer and the
+            // meeting's deletion: each dropped every grant of the server. Now a change is logged
+            // only when a value a grant rests on differs, with the organizer's change and the
+            // meeting's deletion logged as grant changes too.
+            let now = "(julianday('now') - 2440587.5) * 86400.0"
+            func logged(_ subject: String) -> String {
+                "INSERT INTO changeLog (topic, subject, createdAt) VALUES ('grant', \(subject), \(now));"
+            }
+            func differs(_ columns: String...) -> String {
+                columns.map { "OLD.\($0) IS NOT NEW.\($0)" }.joined(separator: " OR ")
+            }
+            try db.execute(sql: """
+                DROP TRIGGER accessToken_grantUpdate;
+                DROP TRIGGER user_grantUpdate;
+                DROP TRIGGER meetingMember_grantUpdate;
+                CREATE TRIGGER accessToken_grantUpdate AFTER UPDATE OF tokenHash, userId, expiresAt ON accessToken
+                    WHEN \(differs("tokenHash", "userId", "expiresAt")) BEGIN \(logged("OLD.userId")) END;
+                CREATE TRIGGER user_grantUpdate AFTER UPDATE OF id, banned ON user
+                    WHEN \(differs("id", "banned")) BEGIN \(logged("OLD.id")) END;
+                CREATE TRIGGER meetingMember_grantUpdate AFTER UPDATE ON meetingMember
+                    WHEN \(differs("meetingId", "userId", "role")) BEGIN \(logged("OLD.userId")) END;
+                CREATE TRIGGER meeting_grantUpdate AFTER UPDATE OF id, organizerId ON meeting
+                    WHEN \(differs("id", "organizerId")) BEGIN \(logged("OLD.organizerId")) END;
+                CREATE TRIGGER meeting_grantDelete AFTER DELETE ON meeting BEGIN \(logged("OLD.organizerId")) END;
+                """)
+        },
     ]
 }

@@ -12,14 +12,15 @@ import Synchronization
 /// for one (token, meeting) pair at a **generation**: a counter bumped by every commit that
 /// could turn a "yes" into a "no", and a grant of an older generation is never used.
 ///
-/// What bumps the generation is decided by table, not by service: migration 405 logs every
-/// deletion or key/expiry change of an `accessToken`, every ban, unban, deletion or re-keying
-/// of a `user`, and every deletion or change of a `meetingMember` to the change log, as
-/// migration 500 already logs every write to `meeting` (organizer, deletion, visibility).
+/// What bumps the generation is decided by table, not by service: migrations 405 and 406 log
+/// a ``ChangeTopic/grant`` change for every deletion of an `accessToken` or a change of its
+/// key or expiry, every ban, unban, deletion or re-keying of a `user`, every deletion or
+/// change of a `meetingMember`, and every deletion of a `meeting` or change of its organizer.
 /// So whichever code path revokes a token, bans, deletes an account, removes or blocks a
-/// member, or deletes a meeting, it logs a change, and
-/// - a commit of this process that logs a change bumps the generation on the writer, before
-///   the write returns to its caller: a frame authorized after it reads again;
+/// member, or deletes a meeting, it logs a grant change, and nothing else does (a join, an
+/// edit of a meeting or a profile leaves every grant standing):
+/// - a commit of this process that logs a grant change bumps the generation on the writer,
+///   before the write returns to its caller: a frame authorized after it reads again;
 /// - a commit of another process (`meetupd admin`) bumps it when the ``ChangeTail`` reads it:
 ///   at once when that process nudges the server (the admin CLI does), else within the tail's
 ///   poll interval (500 ms) — the same bound within which such a ban already ends the
@@ -69,13 +70,15 @@ public final class RoomGrants: Sendable {
     /// the other processes' commits. `now` is the clock tokens expire by (the accounts' clock).
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.now = now
-        database.writer.add(transactionObserver: ChangeCommitObserver { [weak self] _ in self?.invalidate() },
-                            extent: .databaseLifetime)
+        database.writer.add(transactionObserver: ChangeCommitObserver { [weak self] ids, db in
+            // A commit whose changes cannot be read is taken for a grant change.
+            if (try? ChangeLog.contains(.grant, among: ids, in: db)) != false { self?.invalidate() }
+        }, extent: .databaseLifetime)
     }
 
     /// Follows the change log for the commits of other processes that could end a grant.
     public func follow(_ changes: ChangeTail) {
-        changes.subscribe(to: [.grant, .meeting, .userBanned]) { [weak self] _ in self?.invalidate() }
+        changes.subscribe(to: [.grant]) { [weak self] _ in self?.invalidate() }
     }
 
     /// The generation to hand to ``remember(_:token:meetingId:generation:)``: read it before
@@ -121,8 +124,9 @@ public final class RoomGrants: Sendable {
 }
 
 extension ChangeTopic {
-    /// A write that could end a session's grant to a room (migration 405's triggers; subject:
-    /// the user id): a token revoked or changed, a user banned, unbanned or deleted, a
-    /// membership ended or changed.
+    /// A write that could end a session's grant to a room (migrations 405 and 406's triggers;
+    /// subject: the user id, the organizer's for a meeting): a token revoked or changed, a user
+    /// banned, unbanned or deleted, a membership ended or changed, a meeting deleted or its
+    /// organizer changed.
     public static let grant = ChangeTopic(rawValue: "grant")
 }
