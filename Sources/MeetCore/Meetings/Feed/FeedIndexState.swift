@@ -57,6 +57,8 @@ struct FeedRow: Sendable, Equatable {
 /// Every list holds slots (positions in `entries`), never copies. A query reads thousands
 /// of entries, so they are flat values, laid out at load so that each cell's meetings and
 /// the online ones sit side by side in memory; slots of removed meetings are reused.
+/// Each cell's list and the online list are in time order, like `byTime`, so that the date
+/// order near a point can merge them and stop after a page's depth (`rankByDate`).
 struct FeedIndexState: Sendable {
     /// The grid's cell edge in degrees: about 11 km of latitude, so a 25 km circle reads a
     /// few dozen cells and little outside the circle.
@@ -68,7 +70,9 @@ struct FeedIndexState: Sendable {
     private(set) var memberLists: [[UInt32]] = []
     private var slots: [Int64: Int32] = [:]
     private var freeSlots: [Int32] = []
+    /// Per grid cell, its located meetings by `(startsAt, number)`.
     private(set) var cells: [Int64: [Int32]] = [:]
+    /// The online meetings by `(startsAt, number)`.
     private(set) var online: [Int32] = []
     /// Every entry, by `(startsAt, number)`.
     private(set) var byTime: [Int32] = []
@@ -83,11 +87,12 @@ struct FeedIndexState: Sendable {
 
     init() {}
 
-    /// An index of `rows` built at once: placed by cell, then put in time order.
+    /// An index of `rows` built at once: placed by cell and time (so that each list is
+    /// appended to in order), then put in time order.
     init(loading rows: [FeedRow]) {
-        func home(_ row: FeedRow) -> (Int, Int64) {
-            guard !row.online, let lat = row.lat, let lon = row.lon else { return (row.online ? 1 : 2, 0) }
-            return (0, Self.cell(lat: lat, lon: lon))
+        func home(_ row: FeedRow) -> (Int, Int64, Double, Int64) {
+            guard !row.online, let lat = row.lat, let lon = row.lon else { return (row.online ? 1 : 2, 0, row.startsAt, row.number) }
+            return (0, Self.cell(lat: lat, lon: lon), row.startsAt, row.number)
         }
         for row in rows.sorted(by: { home($0) < home($1) }) { place(row) }
         byTime = Array(entries.indices.lazy.map(Int32.init)).sorted {
@@ -102,7 +107,10 @@ struct FeedIndexState: Sendable {
         byTime.insert(slot, at: timePosition(of: entries[Int(slot)]))
     }
 
-    /// Stores `row` in a slot and every list but the time order.
+    /// Stores `row` in a slot and every list but `byTime`; in its cell's list or the online
+    /// list at its place in time (a binary search and a move of the later slots: a cell
+    /// holds at most a few hundred, the online list a few thousand, where `byTime`'s insert
+    /// moves up to every slot).
     @discardableResult
     private mutating func place(_ row: FeedRow) -> Int32 {
         let activities = row.activityIds.map { Self.intern($0, in: &self.activities, lists: &meetingsWith) }
@@ -129,8 +137,12 @@ struct FeedIndexState: Sendable {
         }
         slots[entry.number] = slot
         switch entry.placement {
-        case .located: cells[Self.cell(lat: entry.lat, lon: entry.lon), default: []].append(slot)
-        case .online: online.append(slot)
+        case .located:
+            let key = Self.cell(lat: entry.lat, lon: entry.lon)
+            let position = cells[key].map { timePosition(of: entry, in: $0) } ?? 0
+            cells[key, default: []].insert(slot, at: position)
+        case .online:
+            online.insert(slot, at: timePosition(of: entry, in: online))
         case .unplaced: break
         }
         for member in members { meetingsOf[Int(member)].append(slot) }
@@ -170,22 +182,23 @@ struct FeedIndexState: Sendable {
         }
     }
 
-    /// Where `entry` is or belongs in `byTime`.
-    func timePosition(of entry: FeedEntry) -> Int {
-        firstPosition { ($0.startsAt, $0.number) >= (entry.startsAt, entry.number) }
+    /// Where `entry` is or belongs in `list` (by default `byTime`), a list in time order.
+    func timePosition(of entry: FeedEntry, in list: [Int32]? = nil) -> Int {
+        firstPosition(in: list ?? byTime) { ($0.startsAt, $0.number) >= (entry.startsAt, entry.number) }
     }
 
-    /// The position of the first entry of `byTime` starting at or after `time`.
-    func timePosition(from time: Double) -> Int {
-        firstPosition { $0.startsAt >= time }
+    /// The position of the first entry of `list` (by default `byTime`), a list in time
+    /// order, starting at or after `time`.
+    func timePosition(from time: Double, in list: [Int32]? = nil) -> Int {
+        firstPosition(in: list ?? byTime) { $0.startsAt >= time }
     }
 
-    /// Binary search over `byTime` for the first entry where `isAfter` holds.
-    private func firstPosition(where isAfter: (FeedEntry) -> Bool) -> Int {
-        var (low, high) = (0, byTime.count)
+    /// Binary search over `list` for the first entry where `isAfter` holds.
+    private func firstPosition(in list: [Int32], where isAfter: (FeedEntry) -> Bool) -> Int {
+        var (low, high) = (0, list.count)
         while low < high {
             let middle = (low + high) / 2
-            if isAfter(entries[Int(byTime[middle])]) { high = middle } else { low = middle + 1 }
+            if isAfter(entries[Int(list[middle])]) { high = middle } else { low = middle + 1 }
         }
         return low
     }

@@ -17,11 +17,17 @@ extension FeedIndexState {
     /// page asks).
     ///
     /// Nearby: the grid cells around the circle, cut to the circle, plus every online
-    /// meeting. Without a point: every meeting from `from` on, in time order (the date order
-    /// stops after `depth`). Every candidate is ranked; only the first `sorted` are sorted.
+    /// meeting. Without a point: every meeting from `from` on, in time order. Every candidate
+    /// is ranked, and only the first `sorted` are sorted, except in the date order, which
+    /// takes candidates in time order and stops after `depth` (`rankByDate` near a point).
     func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, now: Double, depth: Int, sorted: Int) -> [RankedMeeting] {
         switch request.sort {
-        case .date: rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: DateKey())
+        case .date:
+            if let circle = request.circle {
+                rankByDate(near: circle, filter: FeedFilter(request, from: from, viewer: viewer, in: self), depth: depth)
+            } else {
+                rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: DateKey())
+            }
         case .distance: rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: DistanceKey())
         case .popularity: rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: PopularityKey())
         case .relevance:
@@ -67,7 +73,7 @@ extension FeedIndexState {
     }
 
     /// The slots of located meetings in the grid cells that cover `circle`, cell by cell.
-    private func cellLists(near circle: GeoCircle) -> [[Int32]] {
+    func cellLists(near circle: GeoCircle) -> [[Int32]] {
         let cellDegrees = Self.cellDegrees
         func index(_ degrees: Double) -> Int64 { Int64((degrees / cellDegrees).rounded(.down)) }
         let boxes = circle.boundingBoxes
@@ -139,7 +145,7 @@ private struct RelevanceKey: FeedRankingKey {
 }
 
 /// The filters of a request, with ids interned the index's way.
-private struct FeedFilter {
+struct FeedFilter {
     let from: Double
     let to: Double?
     let freeOnly: Bool
@@ -172,13 +178,16 @@ private struct FeedFilter {
 /// the unit sphere: (chord / 2)² is the haversine of the angle, so the distance is
 /// 2R·asin(chord / 2), the haversine formula of `Coordinate.distanceKm` without its
 /// sines and cosines; and a point beyond the radius is known before any `asin`.
-private struct CircleDistance {
+struct CircleDistance {
     let x: Double
     let y: Double
     let z: Double
     let radiusKm: Double
     /// The haversine of the radius, a hair wider so rounding never loses a point.
     let maxHaversine: Double
+    /// The haversine of the radius, a hair narrower: a point within it is inside whatever
+    /// `asin` rounds to (the hair is 10⁻⁹, rounding errors 10⁻¹⁶).
+    let minHaversine: Double
 
     init(_ circle: GeoCircle) {
         let (φ, λ) = (circle.lat * .pi / 180, circle.lon * .pi / 180)
@@ -186,6 +195,15 @@ private struct CircleDistance {
         radiusKm = circle.radiusKm
         let halfAngle = sin(min(.pi / 2, circle.radiusKm / Coordinate.earthRadiusKm / 2))
         maxHaversine = halfAngle * halfAngle * (1 + 1e-9)
+        minHaversine = halfAngle * halfAngle * (1 - 1e-9)
+    }
+
+    /// Whether `entry` is in the circle: `distanceKm(to:) != nil`, with an `asin` only for
+    /// points within a hair of the edge.
+    func contains(_ entry: FeedEntry) -> Bool {
+        let (dx, dy, dz) = (entry.x - x, entry.y - y, entry.z - z)
+        let h = (dx * dx + dy * dy + dz * dz) / 4
+        return h <= minHaversine || (h <= maxHaversine && distanceKm(to: entry) != nil)
     }
 
     /// The distance to `entry`, or `nil` when it is outside the circle.
