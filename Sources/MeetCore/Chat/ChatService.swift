@@ -268,21 +268,32 @@ private enum EventReaderState {
 
 /// Who hears of committed messages and departures; set once the broker exists, which is made
 /// after the services.
-private final class ChatListener: Sendable {
-    private let messages = Mutex<(@Sendable ([ChatMessage]) -> Void)?>(nil)
-    private let departures = Mutex<(@Sendable ([ChatDeparture]) -> Void)?>(nil)
+///
+/// The two closures live in a struct, never bare in the `Mutex`: `withLock { $0 }` on a
+/// `Mutex<(closure)?>` writes the value back through the generic `inout`, wrapping the stored
+/// closure in two more reabstraction thunks at every read, so each batch's broadcast would run
+/// through a chain as long as the number of batches before it (and overflow the writer's stack
+/// after some 10⁵ of them). A struct's closure fields keep their own representation.
+final class ChatListener: Sendable {
+    private struct Listeners {
+        var messages: (@Sendable ([ChatMessage]) -> Void)?
+        var departures: (@Sendable ([ChatDeparture]) -> Void)?
+    }
+
+    private let listeners = Mutex(Listeners())
 
     func setMessages(_ announce: @escaping @Sendable ([ChatMessage]) -> Void) {
-        messages.withLock { $0 = announce }
+        listeners.withLock { $0.messages = announce }
     }
 
     func setDepartures(_ announce: @escaping @Sendable ([ChatDeparture]) -> Void) {
-        departures.withLock { $0 = announce }
+        listeners.withLock { $0.departures = announce }
     }
 
     /// Departures go first: whoever left does not hear the room's note of it.
     func announce(_ committed: [ChatMessage], _ departed: [ChatDeparture]) {
-        if !departed.isEmpty { departures.withLock { $0 }?(departed) }
-        if !committed.isEmpty { messages.withLock { $0 }?(committed) }
+        let listeners = listeners.withLock { $0 }
+        if !departed.isEmpty { listeners.departures?(departed) }
+        if !committed.isEmpty { listeners.messages?(committed) }
     }
 }
