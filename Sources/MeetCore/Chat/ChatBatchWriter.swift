@@ -23,9 +23,29 @@ struct ChatWritten: Sendable {
 
 /// Writes a batch in one transaction, each write in its own savepoint so that one refused
 /// write does not undo the others.
+///
+/// A batch's posts by members are written together rather than one by one: one query looks
+/// them all up (``ChatPostLookup``), every refusal is decided before a post takes its seq, and
+/// each room's seq is read and written back once per batch (``ChatRoomLog/Seqs``). A post the
+/// look-up has no plain answer for (a sender who is not a member, a `clientMessageId` stored
+/// already or repeated inside the batch), and every post after another kind of write, takes the
+/// per-post path, which answers exactly as before.
 struct ChatBatchWriter: Sendable {
     /// How long a room's pushes wait for more messages (``ChatPushes``).
     let pushDelay: TimeInterval
+
+    /// What the batch's plain posts share: who waits for a push, and the seqs they took.
+    private struct Shared {
+        var waiting = ChatPushes.Waiting()
+        var seqs = ChatRoomLog.Seqs()
+    }
+
+    /// A post's `clientMessageId` in its room, as `chatMessage_client` keys it.
+    private struct PostKey: Hashable {
+        var meetingId: String
+        var senderId: String
+        var clientMessageId: String
+    }
 
     /// Writes `writes` on the writer's connection `db` (on its queue: ``ChatCommitQueue``),
     /// and returns once they are committed, or every one's failure.
@@ -36,26 +56,85 @@ struct ChatBatchWriter: Sendable {
             try db.cachedStatement(sql: "PRAGMA synchronous = FULL").execute()
             defer { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
             var outcomes: [Result<ChatWritten, any Error>] = []
-            var waiting = ChatPushes.Waiting()
+            outcomes.reserveCapacity(writes.count)
+            var shared = Shared()
             try db.inTransaction {
-                outcomes = writes.map { write in
-                    Result {
+                var lookup: ChatPostLookup? = try ChatPostLookup(writes, in: db)
+                var posted = Set<PostKey>()
+                for (index, write) in writes.enumerated() {
+                    if case .post(let post) = write {
+                        // A key's second post must find the first, stored: the per-post path.
+                        let isFirst = posted.insert(PostKey(meetingId: post.meetingId, senderId: post.senderId,
+                                                            clientMessageId: post.draft.clientMessageId)).inserted
+                        if isFirst, let access = lookup?[index], !access.isRepeat {
+                            outcomes.append(Result { try appendLookedUp(post, access, &shared, in: db) })
+                            continue
+                        }
+                    } else {
+                        // The look-up describes the database before this write: the posts after
+                        // it go one by one.
+                        lookup = nil
+                    }
+                    // The per-post path and other writes bump a room's stored seq themselves.
+                    try shared.seqs.flush(in: db)
+                    outcomes.append(Result {
                         var written = ChatWritten()
-                        var attempt = waiting
-                        try db.inSavepoint {
+                        var attempt = shared.waiting
+                        try inSavepoint(db) {
                             written = try perform(write, waiting: &attempt, in: db)
-                            return .commit
                         }
                         // What a refused write queued was rolled back with its savepoint.
-                        waiting = attempt
+                        shared.waiting = attempt
                         return written
-                    }
+                    })
                 }
+                // A failure here fails the whole batch, as a failed commit does.
+                try shared.seqs.flush(in: db)
                 return .commit
             }
             return outcomes
         } catch {
             return writes.map { _ in .failure(error) }
+        }
+    }
+
+    /// Stores a member's post with its room's next seq, the look-up having found its sender a
+    /// member and its `clientMessageId` new: refusals (read-only room, reply, attachments) are
+    /// decided by reads before anything is written; the writes (room, message, pushes) share a
+    /// savepoint, since a statement can still fail, and the seq is taken once it is released.
+    private func appendLookedUp(_ post: ChatService.Post, _ access: ChatPostLookup.Access, _ shared: inout Shared,
+                        in db: Database) throws -> ChatWritten {
+        guard !access.isCancelled else { throw MeetError.roomReadOnly }
+        let entry = try ChatRoomLog.message(post.draft, text: post.text, by: post.senderId,
+                                            checkedIn: ChatRoomId.meeting(post.meetingId), db)
+        var attempt = shared.waiting
+        var message: ChatMessage?
+        try inSavepoint(db) {
+            let appended = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: access.sender, at: post.at, in: db)
+            try ChatPushes.enqueue(appended, inMeeting: post.meetingId, title: access.title, delay: pushDelay, waiting: &attempt, in: db)
+            message = appended
+        }
+        shared.waiting = attempt
+        shared.seqs.appended(message!)
+        return ChatWritten(appended: [message!], posted: .init(message: message!, isRepeat: false))
+    }
+
+    /// Runs `body` in a savepoint of the batch's transaction, rolled back if it throws: GRDB's
+    /// `inSavepoint` compiled its statements anew for every write (3 % of a post's CPU), these
+    /// are cached. Refused outside the transaction (one SQLite rolled back on an error), where a
+    /// savepoint would begin, and its release commit, a transaction of its own.
+    private func inSavepoint(_ db: Database, _ body: () throws -> Void) throws {
+        guard db.isInsideTransaction else {
+            throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the chat batch's transaction was rolled back")
+        }
+        try db.cachedStatement(sql: "SAVEPOINT chatWrite").execute()
+        do {
+            try body()
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT chatWrite").execute()
+        } catch {
+            try? db.cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT chatWrite").execute()
+            try? db.cachedStatement(sql: "RELEASE SAVEPOINT chatWrite").execute()
+            throw error
         }
     }
 

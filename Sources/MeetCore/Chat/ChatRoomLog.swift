@@ -42,6 +42,17 @@ enum ChatRoomLog {
                 .execute(arguments: [roomId, meetingId, kind.rawValue])
             seq = try Int64.fetchOne(nextSeq, arguments: bump)!
         }
+        let sender = try entry.senderId.flatMap { try senderProfile(of: $0, in: db) }
+        return try insert(entry, seq: seq, toRoom: roomId, kind: kind, meetingId: meetingId, sender: sender, at: time, in: db)
+    }
+
+    /// The sender's display name and photo as a message shows them.
+    typealias Sender = (name: String?, photoId: String?)
+
+    /// Writes `entry` as row `seq` of `roomId` (whose `lastSeq` the caller advances) and returns
+    /// it as stored, with `sender` (looked up by the caller) as its sender's name and photo.
+    static func insert(_ entry: Entry, seq: Int64, toRoom roomId: String, kind: ChatRoomKind, meetingId: String?,
+                       sender: Sender?, at time: Date, in db: Database) throws -> ChatMessage {
         // Neighbouring ids for a commit's rows: fewer pages of the id index to write per commit.
         let id = RandomToken.id(at: time)
         // Most rows have no attachments: no encoder for them.
@@ -59,7 +70,6 @@ enum ChatRoomLog {
         // five tables for every post): only the sender's name and photo, and a direct
         // conversation's other member, come from other tables. `sentAt` goes through the same
         // Double the column holds, so the message equals one read from history.
-        let sender = try entry.senderId.flatMap { try senderProfile(of: $0, in: db) }
         return ChatMessage(
             id: id, roomId: roomId, meetingId: meetingId,
             recipientId: kind == .direct ? try recipient(in: roomId, besides: entry.senderId, db) : nil,
@@ -71,7 +81,7 @@ enum ChatRoomLog {
 
     /// The display name and photo a message shows for its sender (as ``ChatMessage/selection``
     /// joins them); nil for an account that is gone.
-    private static func senderProfile(of userId: String, in db: Database) throws -> (name: String?, photoId: String?)? {
+    private static func senderProfile(of userId: String, in db: Database) throws -> Sender? {
         try Row.fetchOne(db.cachedStatement(sql: """
             SELECT user.displayName, profile.photoId FROM user LEFT JOIN profile ON profile.userId = user.id WHERE user.id = ?
             """), arguments: [userId]).map { (name: $0[0], photoId: $0[1]) }
@@ -98,6 +108,16 @@ enum ChatRoomLog {
     ///   `attachments: media.notOwned`).
     static func appendMessage(_ draft: ChatDraft, text: String, by senderId: String, toRoom roomId: String, kind: ChatRoomKind,
                               meetingId: String?, at time: Date, in db: Database) throws -> ChatMessage {
+        try append(message(draft, text: text, by: senderId, checkedIn: roomId, db),
+                   toRoom: roomId, kind: kind, meetingId: meetingId, at: time, in: db)
+    }
+
+    /// The row a member's message (`text` as validated from `draft`) appends, once its reply
+    /// target is a message of the room and its attachments are the sender's own uploads: reads
+    /// only, so a refusal comes before anything is written.
+    /// - Throws: as ``appendMessage(_:text:by:toRoom:kind:meetingId:at:in:)``.
+    static func message(_ draft: ChatDraft, text: String, by senderId: String, checkedIn roomId: String,
+                        _ db: Database) throws -> Entry {
         if let reply = draft.replyToSeq,
            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM chatMessage WHERE roomId = ? AND seq = ?)"),
                              arguments: [roomId, reply]) != true {
@@ -107,10 +127,8 @@ enum ChatRoomLog {
         for mediaId in attachments where try !MediaAccess.isUploaded(mediaId, by: senderId, in: db) {
             throw MeetError.invalidField("attachments", "media.notOwned")
         }
-        return try append(
-            .init(type: .message, senderId: senderId, text: text.isEmpty ? nil : text, attachments: attachments,
-                  replyToSeq: draft.replyToSeq, clientMessageId: draft.clientMessageId),
-            toRoom: roomId, kind: kind, meetingId: meetingId, at: time, in: db)
+        return Entry(type: .message, senderId: senderId, text: text.isEmpty ? nil : text, attachments: attachments,
+                     replyToSeq: draft.replyToSeq, clientMessageId: draft.clientMessageId)
     }
 
     private static let repeatedPost = ChatMessage.selection + """

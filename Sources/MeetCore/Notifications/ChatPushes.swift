@@ -42,6 +42,8 @@ public enum ChatPushes {
 
         /// `recipients` have a push of `meetingId` waiting now: no more until it is sent.
         fileprivate mutating func queued(_ recipients: Set<String>, in meetingId: String) {
+            // Most posts queue none: then the memo stays as it is, not copied for a savepoint.
+            guard !recipients.isEmpty else { return }
             members[meetingId]?.subtract(recipients)
         }
     }

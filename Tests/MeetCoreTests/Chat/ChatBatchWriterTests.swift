@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import Testing
+@testable import MeetCore
+
+/// The group commit's per-batch path (one look-up for all posts, seqs taken in memory and
+/// written back once per room) must answer every post as the per-post path did.
+@Suite struct ChatBatchWriterTests {
+    /// ann organizes "open" (bob and cat members) and "closed" (bob a member, then cancelled);
+    /// eve is an outsider.
+    private struct Rooms {
+        let fixture: MeetingFixture
+        let open: String
+        let closed: String
+        let writer = ChatBatchWriter(pushDelay: 5)
+
+        init() async throws {
+            fixture = try MeetingFixture()
+            try fixture.users("ann", "bob", "cat", "eve")
+            open = try await fixture.service.create(MeetingFixture.draft(title: "Open"), by: "ann").id
+            closed = try await fixture.service.create(MeetingFixture.draft(title: "Closed"), by: "ann").id
+            _ = try await fixture.service.join(open, by: "bob")
+            _ = try await fixture.service.join(open, by: "cat")
+            _ = try await fixture.service.join(closed, by: "bob")
+            _ = try await fixture.service.cancel(closed, by: "ann")
+        }
+
+        func post(_ sender: String, _ clientMessageId: String, to meetingId: String? = nil, text: String = "hi",
+                  replyTo: Int64? = nil, second: Double = 0) -> ChatWrite {
+            .post(ChatService.Post(meetingId: meetingId ?? open, senderId: sender,
+                                   draft: ChatDraft(text: text, clientMessageId: clientMessageId, replyToSeq: replyTo),
+                                   text: text, at: MeetingFixture.now + second))
+        }
+
+        /// Writes `writes` as one batch, as the commit queue does.
+        func write(_ writes: [ChatWrite]) async throws -> [Result<ChatWritten, any Error>] {
+            try await fixture.database.writer.writeWithoutTransaction { db in writer.write(writes, in: db) }
+        }
+
+        /// The room's stored rows as (seq, sender, clientMessageId, text), and its lastSeq.
+        func stored(in meetingId: String) async throws -> (rows: [String], lastSeq: Int64?, lastMessageAt: Double?) {
+            try await fixture.database.reader.read { db in
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT seq, senderId, clientMessageId, text FROM chatMessage WHERE roomId = ? AND type = 'message' ORDER BY seq
+                    """, arguments: [ChatRoomId.meeting(meetingId)]).map { "\($0[0] as Int64) \($0[1] as String) \($0[2] as String) \($0[3] as String)" }
+                let room = try Row.fetchOne(db, sql: "SELECT lastSeq, lastMessageAt FROM chatRoom WHERE id = ?",
+                                            arguments: [ChatRoomId.meeting(meetingId)])
+                return (rows, room?[0], room?[1])
+            }
+        }
+
+        /// The message as history reads it back.
+        func history(_ meetingId: String, seq: Int64) async throws -> ChatMessage? {
+            try await fixture.database.reader.read { db in
+                try Row.fetchOne(db, sql: ChatMessage.selection + " WHERE chatMessage.roomId = ? AND chatMessage.seq = ?",
+                                 arguments: [ChatRoomId.meeting(meetingId), seq]).map(ChatMessage.init(row:))
+            }
+        }
+    }
+
+    private static func code(_ outcome: Result<ChatWritten, any Error>) -> String {
+        switch outcome {
+        case .success(let written): return written.posted.map { "\($0.isRepeat ? "repeat" : "new") \($0.message.seq)" } ?? "none"
+        case .failure(let error as MeetError): return error.fieldProblems.first.map { "\($0.field):\($0.code)" } ?? error.code
+        case .failure(let error): return "unexpected \(error)"
+        }
+    }
+
+    @Test func oneBatchAnswersEveryKindOfPostAndLeavesNoGap() async throws {
+        let rooms = try await Rooms()
+        let earlier = try #require(try await rooms.write([rooms.post("bob", "old", text: "first")]).first?.get().posted)
+        #expect(earlier.message.seq == 1 && !earlier.isRepeat)
+
+        let outcomes = try await rooms.write([
+            rooms.post("bob", "a", text: "good", second: 1),
+            rooms.post("eve", "e", text: "outsider", second: 2),
+            rooms.post("bob", "old", text: "resent", second: 3),
+            rooms.post("cat", "twice", text: "once", second: 4),
+            rooms.post("cat", "twice", text: "again", second: 5),
+            rooms.post("bob", "ro", to: rooms.closed, text: "too late", second: 6),
+            rooms.post("ann", "a", text: "organizer", second: 7),
+            rooms.post("bob", "reply", text: "to nothing", replyTo: 99, second: 8),
+            rooms.post("cat", "reply", text: "to good", replyTo: 2, second: 9),
+        ])
+        #expect(outcomes.map(Self.code) == [
+            "new 2", "meeting.notMember", "repeat 1", "new 3", "repeat 3", "chatRoom.readOnly", "new 4",
+            "replyToSeq:chatMessage.replyNotFound", "new 5",
+        ])
+        let repeated = try outcomes[2].get()
+        #expect(repeated.posted?.message == earlier.message && repeated.appended.isEmpty)
+        let twice = try outcomes[4].get()
+        #expect(twice.posted?.message == (try outcomes[3].get().posted?.message) && twice.appended.isEmpty)
+        // Only new messages are announced, each as stored and as history reads it back.
+        for index in [0, 3, 6, 8] {
+            let written = try outcomes[index].get()
+            let message = try #require(written.posted?.message)
+            #expect(written.appended == [message])
+            #expect(try await rooms.history(rooms.open, seq: message.seq) == message)
+        }
+
+        let open = try await rooms.stored(in: rooms.open)
+        #expect(open.rows == ["1 bob old first", "2 bob a good", "3 cat twice once", "4 ann a organizer", "5 cat reply to good"])
+        #expect(open.lastSeq == 5)
+        #expect(open.lastMessageAt == (MeetingFixture.now + 9).timeIntervalSince1970)
+        #expect(try await rooms.stored(in: rooms.closed).rows.isEmpty)
+
+        // The next batch goes on from the seq written back.
+        let next = try await rooms.write([rooms.post("eve", "e2", second: 10), rooms.post("cat", "next", second: 11)])
+        #expect(next.map(Self.code) == ["meeting.notMember", "new 6"])
+    }
+
+    @Test func postsAfterAnotherWriteOfTheBatchKeepTheRoomWithoutGaps() async throws {
+        let rooms = try await Rooms()
+        // The pass over the event log writes the joins' system messages between the posts.
+        let outcomes = try await rooms.write([
+            rooms.post("bob", "1"), rooms.post("cat", "1"), .events, rooms.post("bob", "2"), rooms.post("bob", "1"),
+            rooms.post("cat", "2"),
+        ])
+        #expect(outcomes.allSatisfy { (try? $0.get()) != nil })
+        #expect(try outcomes[4].get().posted?.isRepeat == true)
+        let seqs = try await rooms.fixture.database.reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT seq FROM chatMessage WHERE roomId = ? ORDER BY seq",
+                               arguments: [ChatRoomId.meeting(rooms.open)])
+        }
+        #expect(seqs.count > 5)
+        #expect(seqs == Array(1...Int64(seqs.count)))
+        #expect(try await rooms.stored(in: rooms.open).lastSeq == Int64(seqs.count))
+    }
+}
