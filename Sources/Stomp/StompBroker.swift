@@ -60,7 +60,7 @@ public final class StompBroker: Sendable {
     let logger: Logger
     let metrics = StompMetrics()
     private let registry = Mutex(StompSubscriptionRegistry())
-    private let interest = Mutex<(@Sendable (StompInterest) -> Void)?>(nil)
+    private let interest = Mutex<InterestObserver?>(nil)
     let signedIn = Mutex(StompSignedInSessions())
     let unauthenticated = Mutex(StompUnauthenticatedSessions())
     private let sessionObservers = Mutex<[@Sendable (StompSessionChange) -> Void]>([])
@@ -170,13 +170,13 @@ public final class StompBroker: Sendable {
     /// and after the last is removed: whatever it reads is older than any message the new
     /// subscriber can be sent. It must be quick and must not call back into the broker.
     public func onInterest(_ observe: @escaping @Sendable (StompInterest) -> Void) {
-        interest.withLock { $0 = observe }
+        interest.withLock { $0 = InterestObserver(observe: observe) }
     }
 
     /// Registers `subscriber` under `key`; returns the registry's copy of `key`, for the
     /// subscription to keep (``StompSubscriptionRegistry/entry(for:)``).
     func subscribe(_ subscriber: StompSubscriptionRegistry.Subscriber, to key: String) -> String {
-        let observe = interest.withLock { $0 }
+        let observe = interest.withLock { $0 }?.observe
         let stored = registry.withLock { registry in
             if let observe, !registry.hasSubscribers(key) { observe(.began(Self.interestDestination(key))) }
             return registry.add(subscriber, to: key)
@@ -186,13 +186,19 @@ public final class StompBroker: Sendable {
     }
 
     func unsubscribe(_ session: StompSession, subscriptionId: String, from key: String) {
-        let observe = interest.withLock { $0 }
+        let observe = interest.withLock { $0 }?.observe
         registry.withLock { registry in
             let had = registry.hasSubscribers(key)
             registry.remove(session: session, subscriptionId: subscriptionId, from: key)
             if let observe, had, !registry.hasSubscribers(key) { observe(.ended(Self.interestDestination(key))) }
         }
         metrics.subscriptions.decrement()
+    }
+
+    /// The interest observer, in a struct: a closure kept bare in a `Mutex` would run through
+    /// two more thunks after every read (docs/conventions.md, Locks).
+    private struct InterestObserver {
+        let observe: @Sendable (StompInterest) -> Void
     }
 
     /// A registry key as the destination it stands for, with the user of a user queue.

@@ -34,6 +34,12 @@ final class PresenceTracker: Sendable {
         }
     }
 
+    /// Who hears this node's statuses (the relay), in a struct: a closure kept bare in a
+    /// `Mutex` would run through two more thunks after every read (docs/conventions.md, Locks).
+    private struct Announcer {
+        let announce: @Sendable ([NodeStatus]) -> Void
+    }
+
     /// How a user stands on one node: what nodes tell each other.
     struct NodeStatus: Codable, Sendable, Equatable {
         var userId: String
@@ -103,7 +109,7 @@ final class PresenceTracker: Sendable {
     let eventLoop: any EventLoop
     private let state = Mutex(State())
     private let broker = Mutex<StompBroker?>(nil)
-    private let announcer = Mutex<(@Sendable ([NodeStatus]) -> Void)?>(nil)
+    private let announcer = Mutex<Announcer?>(nil)
     /// Events in the order they happened, sent one after another by one task: each reads the
     /// user's friends as they are then, so a block or a new friendship counts at once.
     private let outbox: AsyncStream<PresenceEvent>.Continuation
@@ -225,11 +231,11 @@ final class PresenceTracker: Sendable {
 
     /// Sets who hears how this node's users stand, whenever that changes (the relay).
     func onAnnounce(_ announce: @escaping @Sendable ([NodeStatus]) -> Void) {
-        announcer.withLock { $0 = announce }
+        announcer.withLock { $0 = Announcer(announce: announce) }
     }
 
     private func announce(_ statuses: [NodeStatus]) {
-        announcer.withLock { $0 }?(statuses)
+        announcer.withLock { $0 }?.announce(statuses)
     }
 
     /// Every user not offline on this node: what a node announces again now and then, so that

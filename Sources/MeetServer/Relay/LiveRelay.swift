@@ -27,11 +27,17 @@ final class LiveRelay: Sendable {
     static let departureHeader = "meetupd-departure"
     static let presenceTopic = "/topic/presence"
 
+    /// What the relay hands over to this node's other parts, in a struct: a closure kept bare
+    /// in a `Mutex` would run through two more thunks after every read (docs/conventions.md, Locks).
+    private struct Listeners {
+        var departed: (@Sendable ([ChatDeparture]) -> Void)?
+        var located: (@Sendable (_ meetingId: String, _ body: ByteBuffer) -> Void)?
+    }
+
     let node: String
     let presence: PresenceTracker
     private let link: RelayLink?
-    private let departed = Mutex<(@Sendable ([ChatDeparture]) -> Void)?>(nil)
-    private let located = Mutex<(@Sendable (_ meetingId: String, _ body: ByteBuffer) -> Void)?>(nil)
+    private let listeners = Mutex(Listeners())
 
     /// Publishes locally, and through `link` when there is a relay; a node's name tells its
     /// own publications apart when they come back.
@@ -46,12 +52,12 @@ final class LiveRelay: Sendable {
 
     /// Sets what ends this node's subscriptions of members who left a room on another node.
     func onDeparture(_ depart: @escaping @Sendable ([ChatDeparture]) -> Void) {
-        departed.withLock { $0 = depart }
+        listeners.withLock { $0.departed = depart }
     }
 
     /// Sets what takes another node's member on the way (``OnTheWayTracker/mirror(_:in:)``).
     func onLocation(_ locate: @escaping @Sendable (_ meetingId: String, _ body: ByteBuffer) -> Void) {
-        located.withLock { $0 = locate }
+        listeners.withLock { $0.located = locate }
     }
 
     /// Until cancelled, announces this node's users again every ``presenceRefresh`` and forgets
@@ -132,11 +138,11 @@ final class LiveRelay: Sendable {
                 presence.heard(statuses, from: origin)
             }
         } else if let userId = headers[Self.departureHeader], let topic = MeetingTopic(destination: destination) {
-            departed.withLock { $0 }?([ChatDeparture(meetingId: topic.meetingId, userId: userId)])
+            listeners.withLock { $0 }.departed?([ChatDeparture(meetingId: topic.meetingId, userId: userId)])
         } else if let topic = MeetingTopic(destination: destination), topic.room == .typing {
             broker.publish(to: destination, headers: Self.local(headers), body: body)
         } else if let topic = MeetingTopic(destination: destination), topic.room == .locations {
-            located.withLock { $0 }?(topic.meetingId, body)
+            listeners.withLock { $0 }.located?(topic.meetingId, body)
         } else if let userId = Self.typingUser(destination) {
             broker.send(toUser: userId, destination: TypingRelay.userQueue, headers: Self.local(headers), body: body)
         }

@@ -174,6 +174,17 @@ struct ConventionsLint {
         }
     }
 
+    // MARK: Locks
+
+    /// Locks holding a closure bare (`Mutex<(@Sendable (X) -> Void)?>`): every
+    /// `withLock { $0 }` wraps it in two more reabstraction thunks, so its calls grow deeper
+    /// without end. Arrays of closures and closures inside a struct are fine.
+    static func bareClosuresInLocks(in text: String, file: String) -> [String] {
+        matches(#"\b(?:Mutex|NIOLockedValueBox)<\(?\s*(?:@Sendable\s*)?\([^()<>]*\)\s*(?:async\s*)?(?:throws\s*)?->"#, in: text).map { match in
+            "\(file):\(match.line): a closure kept bare in a lock grows a thunk chain at every read: keep it in a struct (docs/conventions.md, Locks)"
+        }
+    }
+
     // MARK: Documentation
 
     /// Public declarations without a `///` line above them (attributes may stand between):

@@ -24,6 +24,11 @@ struct ConventionsLintTests {
         #expect(findings == [], "\(findings.joined(separator: "\n"))")
     }
 
+    @Test func locksHoldNoBareClosures() throws {
+        let findings = try lint.swiftSources().flatMap { ConventionsLint.bareClosuresInLocks(in: $0.text, file: $0.path) }
+        #expect(findings == [], "\(findings.joined(separator: "\n"))")
+    }
+
     @Test func theLibrariesDocumentEveryPublicDeclaration() throws {
         let libraries = ["Sources/MeetCore/", "Sources/Stomp/", "Sources/WebSocket/"]
         let findings = try lint.swiftSources().filter { source in libraries.contains { source.path.hasPrefix($0) } }
@@ -80,6 +85,15 @@ struct ConventionsLintTests {
         #expect(ConventionsLint.undocumentedDeclarations(in: declarations, file: "D.swift").map { $0.prefix(12) } == ["D.swift:4: `"])
         let found = ConventionsLint.uppercaseIds(in: names, file: "N.swift")
         #expect(found.count == 2 && found[0].contains("`userID`: write `userId`") && found[1].contains("`ChatRoomID`: write `ChatRoomId`"))
+
+        let locks = """
+            let a = Mutex<(@Sendable ([ChatMessage]) -> Void)?>(nil)
+            let b = Mutex<@Sendable (_ id: String, _ body: ByteBuffer) throws -> Void>({ _, _ in })
+            let c = Mutex<[@Sendable (Ending) -> Void]>([])
+            let d = Mutex<(Int, String)>((0, ""))
+            let e = Mutex<Listeners?>(nil)
+            """
+        #expect(ConventionsLint.bareClosuresInLocks(in: locks, file: "L.swift").map { $0.prefix(9) } == ["L.swift:1", "L.swift:2"])
 
         let routes = #"api.get("meetings/:id/members") { _, _ in }"# + "\n" + #"api.get("friends/{userId}") { _, _ in }"#
         #expect(ConventionsLint.colonParameters(in: routes, file: "R.swift").count == 1)
