@@ -31,7 +31,7 @@ public struct ChatDraft: Sendable, Decodable {
     /// with attachments may have no text; whether the sender owns them is checked on storing.
     func validated() throws -> String {
         var problems: [MeetError.FieldProblem] = []
-        let text = self.text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = self.text.trimmingWhitespace
         let attachments = self.attachments ?? []
         if text.isEmpty && attachments.isEmpty { problems.append(.init(field: "text", code: "field.required")) }
         if text.unicodeScalars.count > Self.maximumLength {
