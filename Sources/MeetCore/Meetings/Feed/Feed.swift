@@ -27,9 +27,10 @@ extension MeetingService {
     private func feed(_ request: FeedRequest, caller: FeedCaller) async throws -> (page: FeedPage, check: AccountService.TokenCheck?) {
         let time = now()
         if request.cursor != nil {
+            let generation = index.pageMeetings.generation
             return try await database.quickRead(leavingHalf: true) { db in
                 let (viewerId, check) = try caller.resolve(in: db)
-                return (try laterPage(request, viewer: viewerId, at: time, in: db), check)
+                return (try laterPage(request, viewer: viewerId, at: time, readSince: generation, in: db), check)
             }
         }
         // A failed refresh may drop the index between `ready()` and the ranking: load it again,
@@ -42,7 +43,9 @@ extension MeetingService {
     }
 
     /// A page after the first, read from the snapshot the first page stored.
-    private func laterPage(_ request: FeedRequest, viewer viewerId: String, at time: Date, in db: Database) throws -> FeedPage {
+    private func laterPage(
+        _ request: FeedRequest, viewer viewerId: String, at time: Date, readSince generation: UInt64, in db: Database
+    ) throws -> FeedPage {
         try request.validate()
         guard let text = request.cursor, let cursor = FeedCursor(text) else {
             throw MeetError.invalidField("cursor", "field.invalid")
@@ -56,7 +59,7 @@ extension MeetingService {
         let next = end < list.count ? FeedCursor(token: cursor.token, offset: end).text : nil
         // Blocks made since the first page hide their meetings from this page on.
         let blocked = Set(try FeedViewer.blockedUserIds(of: viewerId, in: db))
-        return try page(numbers, from: snapshot.center, next: next, hiding: blocked, in: db)
+        return try page(numbers, from: snapshot.center, next: next, hiding: blocked, readSince: generation, in: db)
     }
 
     /// The first page from the loaded index, in one read: the caller, the viewer's blocks (and
@@ -64,7 +67,8 @@ extension MeetingService {
     private func firstPage(
         _ request: FeedRequest, caller: FeedCaller, at time: Date
     ) async throws -> (page: FeedPage, check: AccountService.TokenCheck?)? {
-        try await database.quickRead(leavingHalf: true) { db in
+        let generation = index.pageMeetings.generation
+        return try await database.quickRead(leavingHalf: true) { db in
             let (viewerId, check) = try caller.resolve(in: db)
             try request.validate()
             let viewer = try FeedViewer.fetch(viewerId, forRelevance: request.sort == .relevance, in: db)
@@ -78,22 +82,42 @@ extension MeetingService {
                 let token = snapshots.store(FeedSnapshots.Snapshot(viewerId: viewerId, created: time, center: center, list: list))
                 next = FeedCursor(token: token, offset: request.limit).text
             }
-            return (try page(ranked.prefix(request.limit).map(\.number), from: center, next: next, hiding: [], in: db), check)
+            let numbers = ranked.prefix(request.limit).map(\.number)
+            return (try page(numbers, from: center, next: next, hiding: [], readSince: generation, in: db), check)
         }
     }
 
-    /// The meetings `numbers`, in that order, read as they are now: meetings cancelled or
-    /// made private since the first page, or organized by someone in `hiddenOrganizers`, drop
+    /// The meetings `numbers`, in that order, as they are now: meetings cancelled or made
+    /// private since the first page, or organized by someone in `hiddenOrganizers`, drop
     /// out; the rest keep their place. Distances are measured from `center`, to where each
-    /// meeting is now.
+    /// meeting is now. Those pages showed lately come from `FeedIndex.pageMeetings`, the
+    /// others from `db`, kept there if nothing changed since `generation`.
     private func page(
-        _ numbers: [Int64], from center: Coordinate?, next: String?, hiding hiddenOrganizers: Set<String>, in db: Database
+        _ numbers: [Int64], from center: Coordinate?, next: String?, hiding hiddenOrganizers: Set<String>,
+        readSince generation: UInt64, in db: Database
     ) throws -> FeedPage {
+        var found = index.pageMeetings.items(numbers)
+        let missing = numbers.filter { found[$0] == nil }
+        if !missing.isEmpty {
+            let read = try pageMeetings(missing, in: db)
+            index.pageMeetings.store(read, readSince: generation)
+            found.merge(read) { kept, _ in kept }
+        }
+        let items = numbers.compactMap { number -> Meeting? in
+            guard let item = found[number], item.isListed, !hiddenOrganizers.contains(item.meeting.organizerId) else { return nil }
+            var meeting = item.meeting
+            if let center, let point = item.point { meeting.distanceKm = center.distanceKm(to: point) }
+            return meeting
+        }
+        return FeedPage(items: items, nextCursor: next)
+    }
+
+    /// The meetings `numbers` read from `db`, as pages show them; those not found are left out.
+    private func pageMeetings(_ numbers: [Int64], in db: Database) throws -> [Int64: FeedPageMeetings.Item] {
         let numbersJSON = "[" + numbers.map(String.init).joined(separator: ",") + "]"
         // Cached statements: the same two queries for every page.
         let records = try MeetingRecord.fetchAll(
             db.cachedStatement(sql: "SELECT \(MeetingRecord.columnList) FROM meeting WHERE number IN (SELECT value FROM json_each(?))"), arguments: [numbersJSON])
-        let byNumber = Dictionary(uniqueKeysWithValues: records.map { ($0.number!, $0) })
         var activities: [Int64: [String]] = [:]
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT m.number, a.activityId FROM meeting m JOIN meetingActivity a ON a.meetingId = m.id
@@ -102,16 +126,16 @@ extension MeetingService {
         while let row = try rows.next() {
             activities[row[0], default: []].append(row[1])
         }
-        let items = numbers.compactMap { number -> Meeting? in
-            guard let record = byNumber[number], !record.isCancelled, record.visibility == .public,
-                  !hiddenOrganizers.contains(record.organizerId) else { return nil }
-            var distanceKm: Double?
-            if let center, !record.online, let lat = record.lat, let lon = record.lon {
-                distanceKm = center.distanceKm(to: Coordinate(lat: lat, lon: lon))
-            }
-            return record.meeting(activityIds: activities[number] ?? [], distanceKm: distanceKm)
+        var items: [Int64: FeedPageMeetings.Item] = [:]
+        for record in records {
+            guard let number = record.number else { continue }
+            var point: Coordinate?
+            if !record.online, let lat = record.lat, let lon = record.lon { point = Coordinate(lat: lat, lon: lon) }
+            items[number] = FeedPageMeetings.Item(
+                meeting: record.meeting(activityIds: activities[number] ?? []),
+                isListed: !record.isCancelled && record.visibility == .public, point: point)
         }
-        return FeedPage(items: items, nextCursor: next)
+        return items
     }
 }
 

@@ -33,6 +33,9 @@ final class FeedIndex: TransactionObserver, Sendable {
     /// The meetings the current transaction touched; only the writer uses it.
     private let touched = Mutex(Set<Int64>())
     private let loading = Mutex<Task<Void, any Error>?>(nil)
+    /// The meetings pages showed lately; dropped here whenever a commit touches them, loaded
+    /// or not.
+    let pageMeetings = FeedPageMeetings()
 
     init(database: AppDatabase, now: @escaping @Sendable () -> Date) {
         self.database = database
@@ -120,6 +123,7 @@ final class FeedIndex: TransactionObserver, Sendable {
             defer { touched = [] }
             return touched
         }
+        pageMeetings.drop(numbers)
         apply(numbers, in: db)
     }
 
@@ -131,6 +135,7 @@ final class FeedIndex: TransactionObserver, Sendable {
     /// place among this process's commits in order.
     func follow(_ numbers: Set<Int64>) async {
         guard !numbers.isEmpty else { return }
+        pageMeetings.drop(numbers)
         // A failure resets the index like any failed refresh; the writer itself failing
         // leaves nothing to re-read on.
         try? await database.writer.writeWithoutTransaction { db in self.apply(numbers, in: db) }

@@ -1,0 +1,85 @@
+import Synchronization
+
+/// The meetings feed pages showed lately, as pages show them, so that a page reads from the
+/// database only those it has not seen: the same few meetings lead the date feed of a whole
+/// city, and reading 20 rows and their activities was a sixth of a feed request (issue 21).
+///
+/// It is kept exactly as fresh as `FeedIndex`: the index drops from it every meeting a
+/// commit touches (joins, leaves and activity edits touch the meeting row too, by triggers)
+/// on the writer, before the write returns, and those another process changed when the
+/// change log brings them (`FeedIndex.follow`). A page's read may race a commit: it stores
+/// what it read only if nothing was dropped since before its read began (`generation`), so
+/// a row older than a drop is never kept. Bounded: past `byteBudget` it starts afresh.
+final class FeedPageMeetings: Sendable {
+    /// A meeting as a page shows it, without the distance (which depends on the point asked
+    /// about), and what a page checks before showing it.
+    struct Item: Sendable {
+        var meeting: Meeting
+        /// Public and not cancelled: a meeting cancelled or made private since the first page
+        /// drops out of later pages.
+        var isListed: Bool
+        /// Where it is, for the distance; `nil` online or without a point.
+        var point: Coordinate?
+
+        /// Memory taken, roughly: its texts and an allowance for the rest.
+        var bytes: Int {
+            let meeting = self.meeting
+            let place = meeting.place.map { [$0.name, $0.address, $0.city, $0.country, $0.timeZone] } ?? []
+            let texts = [meeting.id, meeting.organizerId, meeting.title, meeting.description, meeting.photoId ?? ""]
+                + place + meeting.activityIds
+            return texts.reduce(512) { $0 + $1.utf8.count + 16 }
+        }
+    }
+
+    /// What the kept meetings may take together: some 30,000 of a typical size, 1,000 of the
+    /// longest descriptions.
+    static let byteBudget = 16 << 20
+
+    private struct State {
+        var items: [Int64: Item] = [:]
+        var bytes = 0
+        var generation: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Take it before a read whose rows may be stored (`store(_:readSince:)`).
+    var generation: UInt64 { state.withLock(\.generation) }
+
+    /// The kept items among `numbers`.
+    func items(_ numbers: [Int64]) -> [Int64: Item] {
+        state.withLock { state in
+            var found: [Int64: Item] = [:]
+            found.reserveCapacity(numbers.count)
+            for number in numbers {
+                if let item = state.items[number] { found[number] = item }
+            }
+            return found
+        }
+    }
+
+    /// Keeps `items`, read from a snapshot taken after `generation` was; not if a meeting
+    /// was dropped since, as the snapshot may predate that commit.
+    func store(_ items: [Int64: Item], readSince generation: UInt64) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            let added = items.values.reduce(0) { $0 + $1.bytes }
+            if state.bytes + added > Self.byteBudget { state = State(generation: generation) }
+            for (number, item) in items {
+                if let old = state.items.updateValue(item, forKey: number) { state.bytes -= old.bytes }
+            }
+            state.bytes += added
+        }
+    }
+
+    /// Forgets `numbers`: a commit changed them.
+    func drop(_ numbers: Set<Int64>) {
+        guard !numbers.isEmpty else { return }
+        state.withLock { state in
+            state.generation &+= 1
+            for number in numbers {
+                if let old = state.items.removeValue(forKey: number) { state.bytes -= old.bytes }
+            }
+        }
+    }
+}
