@@ -99,22 +99,29 @@ struct ChatBatchWriter: Sendable {
     }
 
     /// Stores a member's post with its room's next seq, the look-up having found its sender a
-    /// member and its `clientMessageId` new: refusals (read-only room, reply, attachments) are
-    /// decided by reads before anything is written; the writes (room, message, pushes) share a
-    /// savepoint, since a statement can still fail, and the seq is taken once it is released.
+    /// member and its `clientMessageId` new. Refusals (read-only room, reply, attachments) are
+    /// decided by reads before anything is written; the seq is taken once the row is kept. A
+    /// post that only inserts its row (the room exists, nobody gets a push) needs no savepoint:
+    /// a statement that fails leaves nothing behind. One that also writes the room or pushes
+    /// has them in a savepoint, so that a failure undoes all of its writes.
     private func appendLookedUp(_ post: ChatService.Post, _ access: ChatPostLookup.Access, _ shared: inout Shared,
-                        in db: Database) throws -> ChatWritten {
+                                in db: Database) throws -> ChatWritten {
         guard !access.isCancelled else { throw MeetError.roomReadOnly }
         let entry = try ChatRoomLog.message(post.draft, text: post.text, by: post.senderId,
                                             checkedIn: ChatRoomId.meeting(post.meetingId), db)
-        var attempt = shared.waiting
+        let recipients = try shared.waiting.recipients(inMeeting: post.meetingId, besides: post.senderId, db)
         var message: ChatMessage?
-        try inSavepoint(db) {
-            let appended = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: access.sender, at: post.at, in: db)
-            try ChatPushes.enqueue(appended, inMeeting: post.meetingId, title: access.title, delay: pushDelay, waiting: &attempt, in: db)
-            message = appended
+        if recipients.isEmpty, try shared.seqs.hasRoom(ofMeeting: post.meetingId, db) {
+            message = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: access.sender, at: post.at, in: db)
+        } else {
+            try inSavepoint(db) {
+                let appended = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: access.sender, at: post.at, in: db)
+                try ChatPushes.enqueue(appended, inMeeting: post.meetingId, title: access.title, delay: pushDelay,
+                                       to: recipients, in: db)
+                message = appended
+            }
+            shared.waiting.queued(recipients, in: post.meetingId)
         }
-        shared.waiting = attempt
         shared.seqs.appended(message!)
         return ChatWritten(appended: [message!], posted: .init(message: message!, isRepeat: false))
     }

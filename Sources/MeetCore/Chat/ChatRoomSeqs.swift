@@ -40,6 +40,12 @@ extension ChatRoomLog {
                               sender: sender, at: time, in: db)
         }
 
+        /// Whether the room of meeting `meetingId` has its row already (else the next append
+        /// creates it).
+        mutating func hasRoom(ofMeeting meetingId: String, _ db: Database) throws -> Bool {
+            try room(ChatRoomId.meeting(meetingId), db).exists
+        }
+
         /// Takes `message`'s seq in its room: it was appended by ``append(_:toMeeting:sender:at:in:)``
         /// and is kept.
         mutating func appended(_ message: ChatMessage) {

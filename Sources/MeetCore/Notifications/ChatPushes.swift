@@ -32,16 +32,18 @@ public enum ChatPushes {
         /// An empty memo, for one transaction.
         init() {}
 
-        /// Who of `meetingId`'s members get a push for `senderId`'s message.
-        fileprivate mutating func recipients(in meetingId: String, besides senderId: String, thread: String, _ db: Database) throws -> Set<String> {
+        /// Who of `meetingId`'s members get a push for a new message of `senderId` now.
+        mutating func recipients(inMeeting meetingId: String, besides senderId: String, _ db: Database) throws -> Set<String> {
             if members[meetingId] == nil {
-                members[meetingId] = Set(try String.fetchAll(db.cachedStatement(sql: meetingRecipients), arguments: [meetingId, thread]))
+                members[meetingId] = Set(try String.fetchAll(db.cachedStatement(sql: meetingRecipients),
+                                                             arguments: [meetingId, ChatPushes.thread(of: meetingId)]))
             }
             return members[meetingId]!.subtracting([senderId])
         }
 
-        /// `recipients` have a push of `meetingId` waiting now: no more until it is sent.
-        fileprivate mutating func queued(_ recipients: Set<String>, in meetingId: String) {
+        /// `recipients` have a push of `meetingId` waiting now: no more until it is sent. Call
+        /// once their pushes are kept (their savepoint released).
+        mutating func queued(_ recipients: Set<String>, in meetingId: String) {
             // Most posts queue none: then the memo stays as it is, not copied for a savepoint.
             guard !recipients.isEmpty else { return }
             members[meetingId]?.subtract(recipients)
@@ -53,9 +55,19 @@ public enum ChatPushes {
     static func enqueue(_ message: ChatMessage, inMeeting meetingId: String, title: String, delay: TimeInterval,
                         waiting: inout Waiting, in db: Database) throws {
         guard message.type == .message, let senderId = message.senderId else { return }
+        let recipients = try waiting.recipients(inMeeting: meetingId, besides: senderId, db)
+        try enqueue(message, inMeeting: meetingId, title: title, delay: delay, to: recipients, in: db)
+        waiting.queued(recipients, in: meetingId)
+    }
+
+    /// Queues the pushes of a member's new `message` in the room of meeting `meetingId` for
+    /// `recipients`, as ``Waiting/recipients(inMeeting:besides:_:)`` found them (the caller
+    /// tells the memo once they are kept).
+    static func enqueue(_ message: ChatMessage, inMeeting meetingId: String, title: String, delay: TimeInterval,
+                        to recipients: Set<String>, in db: Database) throws {
+        guard message.type == .message, !recipients.isEmpty else { return }
         let now = message.sentAt.timeIntervalSince1970
-        let thread = "meeting.\(meetingId)"
-        let recipients = try waiting.recipients(in: meetingId, besides: senderId, thread: thread, db)
+        let thread = Self.thread(of: meetingId)
         for recipient in recipients.sorted() {
             var notification = InboxNotification(
                 id: RandomToken.id(), userId: recipient, kind: kind, subjectId: meetingId,
@@ -63,7 +75,11 @@ public enum ChatPushes {
             try notification.insert(db)
             try NotificationOutbox.enqueuePushes(of: notification, at: now, notBefore: now + delay, db)
         }
-        waiting.queued(recipients, in: meetingId)
+    }
+
+    /// The notification thread of a meeting's room (what a member mutes).
+    private static func thread(of meetingId: String) -> String {
+        "meeting.\(meetingId)"
     }
 
     /// Queues the push of a direct `message` to its other member `peerId`, as a meeting post's:
