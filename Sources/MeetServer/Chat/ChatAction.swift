@@ -10,16 +10,39 @@ struct ChatAction: Equatable {
     var meetingId: String
     var kind: Kind
 
+    init(meetingId: String, kind: Kind) {
+        self.meetingId = meetingId
+        self.kind = kind
+    }
+
     /// The action `destination` names, given with or without `/app` (the broker hands it to the
-    /// application without), or nil when it is none.
+    /// application without), or nil when it is none. An ASCII destination (every one a client
+    /// builds from a meeting id) is read byte by byte, which gives the same answer as reading
+    /// it by characters (no ASCII character but CR-LF forms a cluster, and neither takes part)
+    /// at a fraction of the cost, twice per chat SEND (the authorizer and the application).
     init?(appDestination destination: String) {
+        guard destination.utf8.allSatisfy({ $0 < 0x80 }) else {
+            self.init(characters: destination)
+            return
+        }
+        var rest = destination.utf8[...]
+        if rest.starts(with: "/app/".utf8) { rest = rest.dropFirst(4) }
+        let prefix = "/meetings.".utf8
+        guard rest.starts(with: prefix) else { return nil }
+        rest = rest.dropFirst(prefix.count)
+        guard let dot = rest.firstIndex(of: UInt8(ascii: ".")), dot != rest.startIndex,
+              let kind = Kind(rawValue: String(destination[rest.index(after: dot)...])) else { return nil }
+        self.init(meetingId: String(destination[rest.startIndex..<dot]), kind: kind)
+    }
+
+    /// The same, by characters, for any destination.
+    init?(characters destination: String) {
         let path = destination.hasPrefix("/app/") ? destination.dropFirst(4) : destination[...]
         let prefix = "/meetings."
         guard path.hasPrefix(prefix) else { return nil }
         let rest = path.dropFirst(prefix.count)
         guard let dot = rest.firstIndex(of: "."), dot != rest.startIndex,
               let kind = Kind(rawValue: String(rest[rest.index(after: dot)...])) else { return nil }
-        meetingId = String(rest[..<dot])
-        self.kind = kind
+        self.init(meetingId: String(rest[..<dot]), kind: kind)
     }
 }

@@ -24,6 +24,8 @@ struct ChatRoomApplication: StompApplication {
 
     func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let user = message.principal.userId
+        let action = ChatAction(appDestination: message.destination)
+        if let action, action.kind == .chat { return post(message.body, to: action.meetingId, by: user, on: eventLoop) }
         let body = Data(message.body.readableBytesView)
         if message.destination == "/presence" {
             return eventLoop.submit { [presence] in
@@ -40,10 +42,9 @@ struct ChatRoomApplication: StompApplication {
                 }
             }
         }
-        guard let action = ChatAction(appDestination: message.destination) else {
+        guard let action else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.unknown", message: "cannot send to /app\(message.destination)"))
         }
-        if action.kind == .chat { return post(body, to: action.meetingId, by: user, on: eventLoop) }
         return eventLoop.makeFutureWithTask { [chat, typing, onTheWay] in
             do {
                 switch action.kind {
@@ -74,11 +75,13 @@ struct ChatRoomApplication: StompApplication {
 
     /// A post to a meeting's room, decoded on the event loop and answered from the commit
     /// (``ChatService/post(_:to:by:answer:)``): the SEND's only hops are to the database
-    /// writer and back, and a refusal keeps its code.
-    private func post(_ body: Data, to meetingId: String, by user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+    /// writer and back, and a refusal keeps its code. A body written the plain way is read
+    /// without `JSONDecoder` (``ChatDraftJSON``), any other as before.
+    private func post(_ body: ByteBuffer, to meetingId: String, by user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
         do {
-            let draft = try Self.decode(ChatDraft.self, body, shape: "{text, clientMessageId, attachments?, replyToSeq?}")
+            let draft = try ChatDraftJSON.draft(from: body)
+                ?? Self.decode(ChatDraft.self, Data(body.readableBytesView), shape: "{text, clientMessageId, attachments?, replyToSeq?}")
             chat.post(draft, to: meetingId, by: user) { posted in
                 promise.completeWith(posted.map { _ in }.mapError(Self.refusal))
             }
