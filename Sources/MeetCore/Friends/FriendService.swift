@@ -163,7 +163,9 @@ public struct FriendService: Sendable {
     }
 
     static func areFriends(_ a: String, _ b: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM friendship WHERE userId = ? AND friendId = ?)", arguments: [a, b]) ?? false
+        // Cached: every direct message asks it inside the chat's group commit.
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM friendship WHERE userId = ? AND friendId = ?)"),
+                          arguments: [a, b]) ?? false
     }
 
     static func pendingRequest(from sender: String, to recipient: String, _ db: Database) throws -> FriendRequestRecord? {
