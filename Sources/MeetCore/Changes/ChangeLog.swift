@@ -104,6 +104,9 @@ final class ChangeCommitObserver: TransactionObserver, Sendable {
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
+        // GRDB hands over every row a statement that may log a change writes: a trigger's
+        // insert into the log comes with the row that fired it, whose rowid means nothing here.
+        guard event.kind == .insert, event.tableName == ChangeLog.tableName else { return }
         _ = pending.withLock { $0.insert(event.rowID) }
     }
 
