@@ -9,7 +9,13 @@ import Testing
 /// longer time limit.
 @Suite(.timeLimit(.minutes(3))) struct StompPublisherFlowTests {
     @Test func aPublisherWaitsWhileMostOfItsRecipientsAreBehind() async throws {
-        let fixture = try await BrokerFixture.start { $0.publisherPauseLimit = .seconds(60) }
+        // A stalled subscriber on a loop that runs late (a loaded machine) is not yet behind when
+        // the other one is: meanwhile the other may not pass the slow-consumer limit, so it is
+        // 4 MiB here, 64 messages of slack instead of 16; still far below what is sent.
+        let fixture = try await BrokerFixture.start {
+            $0.publisherPauseLimit = .seconds(60)
+            $0.maxOutboundBytes = 4 << 20
+        }
         var stalled: [RawConnection] = []
         for name in ["a", "b"] {
             let connection = try await RawConnection.open(port: fixture.port)
@@ -20,8 +26,9 @@ import Testing
             stalled.append(connection)
         }
         let publisher = try await fixture.client("publisher")
-        // 16 MiB each: far more than the sockets hold and the 1 MiB slow-consumer limit, in few
-        // enough SENDs (each waits for its receipt) to take seconds even on a loaded machine.
+        // 16 MiB each: far more than the sockets hold (some 4 MB on loopback) and the slow-consumer
+        // limit together, in few enough SENDs (each waits for its receipt) to take seconds even on
+        // a loaded machine.
         let count = 256
         let body = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
         let publishing = Task {
