@@ -33,10 +33,10 @@ bin=$(swift build -c release --show-bin-path)
 printf 'GET /hello\n' >"$data/hello.txt"
 cc -O2 -shared -fPIC Benchmarks/valgrind/pause-main-thread.c -o "$work/pause-main-thread.so" -lpthread
 
-# A copy of binary $1 without debug info, beside its resource bundles, in directory $2.
+# A copy of binary $1 without debug info, named $3, beside its resource bundles, in directory $2.
 stripped_copy() {
     rm -rf "$2" && mkdir -p "$2"
-    objcopy --strip-debug "$1" "$2/$(basename "$1")"
+    objcopy --strip-debug "$1" "$2/$3"
     cp -r "$(dirname "$1")"/*.resources "$2/" 2>/dev/null || true
 }
 
@@ -98,8 +98,8 @@ measure() {
     wait "$pid" || true
 }
 
-stripped_copy "$bin/HelloWorld" "$work/hello"
-stripped_copy "$meetupd_bin" "$work/meetupd"
+stripped_copy "$bin/HelloWorld" "$work/hello" HelloWorld
+stripped_copy "$meetupd_bin" "$work/meetupd" meetupd
 port=$(free_port)
 requests="$data/hello.txt" measure hello "$port" "$work/hello/HelloWorld" "$port"
 port=$(free_port)
