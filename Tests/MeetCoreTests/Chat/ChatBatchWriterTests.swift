@@ -126,4 +126,16 @@ import Testing
         #expect(seqs == Array(1...Int64(seqs.count)))
         #expect(try await rooms.stored(in: rooms.open).lastSeq == Int64(seqs.count))
     }
+
+    /// The batch's look-up carries every key to SQLite as JSON: a key a client may choose with
+    /// quotes, backslashes or other scripts must neither fail the batch (every post in it) nor
+    /// miss a repeat.
+    @Test func keysThatNeedEscapingAreLookedUpLikeAnyOther() async throws {
+        let rooms = try await Rooms()
+        let keys = [#"say "hi""#, #"back\slash \u0041"#, "ключ 🔑", #"\""#]
+        let first = try await rooms.write(keys.map { rooms.post("bob", $0) } + [rooms.post("cat", "plain")])
+        #expect(first.map(Self.code) == ["new 1", "new 2", "new 3", "new 4", "new 5"])
+        let again = try await rooms.write(keys.map { rooms.post("bob", $0, second: 1) })
+        #expect(again.map(Self.code) == ["repeat 1", "repeat 2", "repeat 3", "repeat 4"])
+    }
 }
