@@ -54,6 +54,36 @@ struct QuickReadTests {
         #expect(try readers.read(leavingIdle: 2) { _ in 1 } == nil)
     }
 
+    /// An inline read is one transaction: it sees one snapshot, and a read that failed leaves
+    /// none behind on its connection.
+    @Test func anInlineReadIsOneTransaction() throws {
+        let readers = try InlineReaders(path: folder.url.appendingPathComponent("meetupd.sqlite").path, count: 1) { _ in }
+        func insert(_ value: Int) throws {
+            try database.writer.write { db in
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS probe (value INTEGER)")
+                try db.execute(sql: "INSERT INTO probe (value) VALUES (?)", arguments: [value])
+            }
+        }
+        let last = "SELECT max(value) FROM probe"
+        try insert(1)
+        let seen = try readers.read { db in
+            let before = try Int.fetchOne(db, sql: last)
+            try insert(2)  // committed by another connection during the read
+            return [before, try Int.fetchOne(db, sql: last)]
+        }
+        #expect(seen == [1, 1])
+        struct Failure: Error {}
+        #expect(throws: Failure.self) {
+            try readers.read { db in
+                _ = try Int.fetchOne(db, sql: last)
+                throw Failure()
+            }
+        }
+        try insert(3)
+        #expect(try readers.read { db in try Int.fetchOne(db, sql: last) } == 3)
+        #expect(try readers.read { db in db.isInsideTransaction } == true)
+    }
+
     @Test func manyReadsAtOnceAllAnswer() async throws {
         let sums = try await withThrowingTaskGroup(of: Int.self) { group in
             for n in 0..<200 {

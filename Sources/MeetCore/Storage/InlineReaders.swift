@@ -37,9 +37,23 @@ final class InlineReaders: Sendable {
 }
 
 private extension DatabaseQueue {
-    /// GRDB's synchronous read, named apart so that a caller in an async context cannot get
-    /// the asynchronous overload (which hops threads) by accident.
+    /// `body` in one deferred transaction, like GRDB's synchronous `read`, but with BEGIN and
+    /// COMMIT as cached statements: `read` compiles both for every read, 2.3 % of a feed
+    /// request (issue 21). Named apart so that a caller in an async context cannot get an
+    /// asynchronous overload (which hops threads) by accident.
     func readNow<T>(_ body: (Database) throws -> T) throws -> T {
-        try read(body)
+        try inDatabase { db in
+            try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+            let value: T
+            do {
+                value = try body(db)
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            } catch {
+                // Never give the connection back inside a transaction: its snapshot would stay.
+                if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
+                throw error
+            }
+            return value
+        }
     }
 }
