@@ -92,7 +92,7 @@ func buildRouter(
     addActivityRoutes(to: api, activities: ActivityService(database: database, now: now), localizer: localizer)
     addPlaceRoutes(to: api, geocoder: services.geocoder)
     addFriendRoutes(to: api, friends: FriendService(database: database, now: now))
-    addMeetingRoutes(to: api, meetings: services.meetings, accounts: accounts, linkBase: configuration.linkBase)
+    addMeetingRoutes(to: api, meetings: services.meetings, accounts: accounts, grants: services.roomGrants, linkBase: configuration.linkBase)
     addChatRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
     addDirectRoutes(to: api, chat: services.chat, linkBase: configuration.linkBase)
     addPresenceRoutes(to: api, presence: services.presence)

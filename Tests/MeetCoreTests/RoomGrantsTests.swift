@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 @testable import MeetCore
 
@@ -47,5 +48,49 @@ import Testing
         #expect(try await endsGrants("UPDATE user SET banned = 1 WHERE id = 'bob' OR ? IS NULL"))
         #expect(try await endsGrants("DELETE FROM accessToken WHERE ? IS NOT NULL"))
         #expect(try await endsGrants("DELETE FROM meeting WHERE id = ?"))
+    }
+
+    /// A token found valid is remembered for itself as for a room, with the same ends: a
+    /// write that could refuse it, its expiry, and its use falling due to be noted.
+    @Test func aTokenIsRememberedUntilItCouldBeRefused() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann")
+        let clock = Mutex(MeetingFixture.now)
+        let now: @Sendable () -> Date = { clock.withLock { $0 } }
+        let accounts = AccountService(database: f.database, now: now)
+        let grants = RoomGrants(database: f.database, now: now)
+        let secret = try await f.database.writer.write { db in try AccountService.openSession(for: "ann", at: now(), in: db) }
+        func check() async throws {
+            let generation = grants.currentGeneration
+            let found = try await f.database.reader.read { db in try accounts.checkToken(bearer: secret, in: db) }
+            let tokenCheck = try #require(found)
+            _ = try await accounts.noteUse(of: tokenCheck)
+            grants.remember(tokenCheck, token: secret, generation: generation)
+        }
+        #expect(grants.user(ofToken: secret) == nil)
+        try await check()
+        #expect(grants.user(ofToken: secret) == "ann")
+        #expect(grants.user(ofToken: secret + "x") == nil)
+        #expect(!grants.admits(token: secret, userId: "ann", toMeeting: "m1"))  // a room is granted apart
+
+        // Its use falls due to be noted: read again.
+        clock.withLock { $0 += AccountService.lastUsedResolution }
+        #expect(grants.user(ofToken: secret) == nil)
+        try await check()
+        #expect(grants.user(ofToken: secret) == "ann")
+
+        // A ban ends it at once.
+        try await f.database.writer.write { db in try db.execute(sql: "UPDATE user SET banned = 1 WHERE id = 'ann'") }
+        #expect(grants.user(ofToken: secret) == nil)
+        try await f.database.writer.write { db in try db.execute(sql: "UPDATE user SET banned = 0 WHERE id = 'ann'") }
+        try await check()
+        #expect(grants.user(ofToken: secret) == "ann")
+
+        // Its expiry ends it, by the clock, though its use is not due to be noted yet.
+        clock.withLock { $0 = MeetingFixture.now + AccountService.sessionLifetime - 30 }
+        try await check()
+        #expect(grants.user(ofToken: secret) == "ann")
+        clock.withLock { $0 += 31 }
+        #expect(grants.user(ofToken: secret) == nil)
     }
 }

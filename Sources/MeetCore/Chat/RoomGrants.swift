@@ -2,15 +2,18 @@ import Foundation
 import GRDB
 import Synchronization
 
-/// The meeting rooms a bearer token was found allowed into, remembered while nothing that
-/// decides it has changed, so that a session's SENDs to its rooms need no read each.
+/// The meeting rooms a bearer token was found allowed into, and whom a bearer token was found
+/// to stand for, remembered while nothing that decides it has changed, so that a session's
+/// SENDs to its rooms and a client's feed requests need no token read each.
 ///
 /// Every SEND and SUBSCRIBE to a meeting's room asks two questions: is the session's token
 /// still valid (not revoked, not expired, its user not banned or deleted), and is its user the
 /// meeting's organizer or a member? Answering them took a read on a reader thread per frame
 /// (~45 µs of CPU and two thread hand-offs under durable chat load). A grant remembers a "yes"
-/// for one (token, meeting) pair at a **generation**: a counter bumped by every commit that
-/// could turn a "yes" into a "no", and a grant of an older generation is never used.
+/// for one (token, meeting) pair, or for the token alone (the first question only, which every
+/// `GET /meetings` asks: its SHA-256 and query were 3–4 % of a feed request, issue 21), at a
+/// **generation**: a counter bumped by every commit that could turn a "yes" into a "no", and a
+/// grant of an older generation is never used.
 ///
 /// What bumps the generation is decided by table, not by service: migrations 405 and 406 log
 /// a ``ChangeTopic/grant`` change for every deletion of an `accessToken` or a change of its
@@ -24,9 +27,9 @@ import Synchronization
 /// - a commit of another process (`meetupd admin`) bumps it when the ``ChangeTail`` reads it:
 ///   at once when that process nudges the server (the admin CLI does), else within the tail's
 ///   poll interval (500 ms) — the same bound within which such a ban already ends the
-///   user's live sessions. Until then a remembered grant may still admit a frame; a chat post
-///   is safe meanwhile as far as membership goes (the group commit checks membership again
-///   inside its transaction), a revoked token is not.
+///   user's live sessions. Until then a remembered grant may still admit a frame or a feed
+///   request; a chat post is safe meanwhile as far as membership goes (the group commit checks
+///   membership again inside its transaction), a revoked token is not.
 ///
 /// Only a "yes" is remembered: every refusal is read again, with the refusals and their order
 /// unchanged. A grant is also used only while its token has not expired (by the clock, as the
@@ -44,7 +47,8 @@ public final class RoomGrants: Sendable {
 
     private struct Key: Hashable {
         var token: String
-        var meetingId: String
+        /// `nil`: the token alone (``user(ofToken:)``).
+        var meetingId: String?
     }
 
     private struct State {
@@ -91,12 +95,23 @@ public final class RoomGrants: Sendable {
     /// Whether the session signed in as `userId` with `token` may use meeting `meetingId`'s
     /// rooms by a grant still valid; `false` means "read and decide", not a refusal.
     public func admits(token: String, userId: String, toMeeting meetingId: String) -> Bool {
+        grant(Key(token: token, meetingId: meetingId))?.userId == userId
+    }
+
+    /// Whom `token` stands for by a grant still valid (``remember(_:token:generation:)``);
+    /// `nil` means "check the token", not a refusal.
+    public func user(ofToken token: String) -> String? {
+        grant(Key(token: token, meetingId: nil))?.userId
+    }
+
+    /// The grant for `key` if it may be used now.
+    private func grant(_ key: Key) -> Grant? {
         let current = currentGeneration
         let now = now()
         return state.withLock { state in
             state.catchUp(to: current)
-            guard let grant = state.grants[Key(token: token, meetingId: meetingId)] else { return false }
-            return grant.userId == userId && grant.expiresAt > now && grant.noteDueAt > now
+            guard let grant = state.grants[key], grant.expiresAt > now, grant.noteDueAt > now else { return nil }
+            return grant
         }
     }
 
@@ -104,6 +119,16 @@ public final class RoomGrants: Sendable {
     /// user the organizer or a member of meeting `meetingId`. Call it only after
     /// ``AccountService/noteUse(of:)``.
     public func remember(_ check: AccountService.TokenCheck, token: String, meetingId: String, generation: UInt64) {
+        remember(check, as: Key(token: token, meetingId: meetingId), generation: generation)
+    }
+
+    /// Remembers that `check` (made at generation `generation`) found the token valid. Call it
+    /// only after ``AccountService/noteUse(of:)``.
+    public func remember(_ check: AccountService.TokenCheck, token: String, generation: UInt64) {
+        remember(check, as: Key(token: token, meetingId: nil), generation: generation)
+    }
+
+    private func remember(_ check: AccountService.TokenCheck, as key: Key, generation: UInt64) {
         let current = currentGeneration
         guard generation == current else { return }  // something changed since the read
         // noteUse refreshed lastUsedAt now if it was due, else it stays due at the old time.
@@ -113,7 +138,7 @@ public final class RoomGrants: Sendable {
         state.withLock { state in
             state.catchUp(to: current)
             if state.grants.count >= Self.capacity { state.grants.removeAll(keepingCapacity: true) }
-            state.grants[Key(token: token, meetingId: meetingId)] = grant
+            state.grants[key] = grant
         }
     }
 

@@ -3,7 +3,9 @@ import Hummingbird
 import MeetCore
 
 /// `/meetings/...`, `/invitations/...`, `GET /me/invitations` and the calendar files.
-func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingService, accounts: AccountService, linkBase: String) {
+func addMeetingRoutes(
+    to api: RouterGroup<AppRequestContext>, meetings: MeetingService, accounts: AccountService, grants: RoomGrants, linkBase: String
+) {
     // The API address of a meeting, on the configured public address (never the request's Host).
     let meetingLink: @Sendable (String) -> String = { id in "\(linkBase)/api/v1/meetings/\(id)" }
     api.post("meetings") { request, context in
@@ -15,7 +17,7 @@ func addMeetingRoutes(to api: RouterGroup<AppRequestContext>, meetings: MeetingS
         let query = try FeedQuery(request.uri.queryParameters).request
         // The token is checked inside the feed's read (`feedRoute`, BearerAuthMiddleware).
         guard let token = context.uncheckedBearerToken else { return try await meetings.feed(query, viewer: try context.requireUser()) }
-        guard let page = try await meetings.feed(query, bearer: token, accounts: accounts) else {
+        guard let page = try await meetings.feed(query, bearer: token, accounts: accounts, grants: grants) else {
             throw AppRequestContext.unauthenticated(presentedInvalidCredentials: true)
         }
         return page

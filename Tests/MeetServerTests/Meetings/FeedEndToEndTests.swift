@@ -1,5 +1,7 @@
 import Foundation
+import GRDB
 import Hummingbird
+import MeetCore
 import Testing
 
 /// The meetings feed over HTTP against the real server: it follows writes at once, and its
@@ -50,6 +52,33 @@ import Testing
             #expect(try await server.send(.post, "/api/v1/auth/logout", token: ann.token).status == 204)
             let loggedOut = try await server.send(.get, Self.nearby, token: ann.token)
             #expect(loggedOut.status == 401 && loggedOut.string("code") == "auth.invalidToken")
+        }
+    }
+
+    /// The feed takes a token it found valid from memory (``RoomGrants``) until a write that
+    /// could refuse it: another process's revocation or ban refuses it once the server reads
+    /// the change log (at most 500 ms), and an expired token is refused at once.
+    @Test(.timeLimit(.minutes(1))) func aRememberedTokenIsRefusedOnceRevokedBannedOrExpired() async throws {
+        let clock = SkewedClock()
+        try await TestServer.run(now: { clock.now }) { server in
+            let other = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            defer { try? other.close() }
+            for sql in ["DELETE FROM accessToken WHERE userId = ?", "UPDATE user SET banned = 1 WHERE id = ?"] {
+                let ann = try await server.signedInUser()
+                #expect(try await server.send(.get, Self.nearby, token: ann.token).status == 200)
+                try await other.write { db in try db.execute(sql: sql, arguments: [ann.id]) }
+                let deadline = ContinuousClock.now + .seconds(15)
+                var status = 200
+                while status == 200, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                    status = try await server.send(.get, Self.nearby, token: ann.token).status
+                }
+                #expect(status == 401, "\(sql)")
+            }
+            let bob = try await server.signedInUser()
+            #expect(try await server.send(.get, Self.nearby, token: bob.token).status == 200)
+            clock.setAhead(by: AccountService.sessionLifetime + 1)
+            #expect(try await server.send(.get, Self.nearby, token: bob.token).status == 401)
         }
     }
 

@@ -10,14 +10,22 @@ extension MeetingService {
         try await feed(request, caller: .user(viewerId)).page
     }
 
-    /// `feed(_:viewer:)` for a caller known by a bearer token not checked yet: `accounts`
-    /// checks it inside the feed's own read, which saves a request a second hop to a reader
-    /// (issue 21). `nil` when the token is refused; checks come in the same order as with a
+    /// `feed(_:viewer:)` for a caller known by a bearer token not checked yet: a token found
+    /// valid lately is taken from `grants` (no SHA-256, no query: issue 21), any other is
+    /// checked by `accounts` inside the feed's own read, which saves a request a second hop to
+    /// a reader. `nil` when the token is refused; checks come in the same order as with a
     /// token checked first: the token, then the request's values.
-    public func feed(_ request: FeedRequest, bearer secret: String, accounts: AccountService) async throws -> FeedPage? {
+    public func feed(
+        _ request: FeedRequest, bearer secret: String, accounts: AccountService, grants: RoomGrants
+    ) async throws -> FeedPage? {
+        if let userId = grants.user(ofToken: secret) { return try await feed(request, caller: .user(userId)).page }
+        let generation = grants.currentGeneration  // before the read: a commit during it makes the grant stale
         do {
             let (page, check) = try await feed(request, caller: .bearer(secret, accounts))
-            if let check { _ = try await accounts.noteUse(of: check) }
+            if let check {
+                _ = try await accounts.noteUse(of: check)
+                grants.remember(check, token: secret, generation: generation)
+            }
             return page
         } catch is FeedCaller.Refused {
             return nil
