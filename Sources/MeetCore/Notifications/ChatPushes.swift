@@ -38,7 +38,11 @@ public enum ChatPushes {
                 members[meetingId] = Set(try String.fetchAll(db.cachedStatement(sql: meetingRecipients),
                                                              arguments: [meetingId, ChatPushes.thread(of: meetingId)]))
             }
-            return members[meetingId]!.subtracting([senderId])
+            // A copy shares the memo's storage until the sender is in it: most posts, whose
+            // room has nobody left to push, allocate nothing (`subtracting` built two sets).
+            var recipients = members[meetingId]!
+            recipients.remove(senderId)
+            return recipients
         }
 
         /// `recipients` have a push of `meetingId` waiting now: no more until it is sent. Call
