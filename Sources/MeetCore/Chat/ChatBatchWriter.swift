@@ -37,7 +37,7 @@ struct ChatBatchWriter: Sendable {
     /// What the batch's plain posts share: who waits for a push, and the seqs they took.
     private struct Shared {
         var waiting = ChatPushes.Waiting()
-        var seqs = ChatRoomLog.Seqs()
+        var seqs: ChatRoomLog.Seqs
     }
 
     /// A post's `clientMessageId` in its room, as `chatMessage_client` keys it.
@@ -57,7 +57,7 @@ struct ChatBatchWriter: Sendable {
             defer { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
             var outcomes: [Result<ChatWritten, any Error>] = []
             outcomes.reserveCapacity(writes.count)
-            var shared = Shared()
+            var shared = Shared(seqs: ChatRoomLog.Seqs(expecting: writes.count))
             try db.inTransaction {
                 var lookup: ChatPostLookup? = try ChatPostLookup(writes, in: db)
                 var posted = Set<PostKey>()

@@ -43,18 +43,19 @@ enum ChatRoomLog {
             seq = try Int64.fetchOne(nextSeq, arguments: bump)!
         }
         let sender = try entry.senderId.flatMap { try senderProfile(of: $0, in: db) }
-        return try insert(entry, seq: seq, toRoom: roomId, kind: kind, meetingId: meetingId, sender: sender, at: time, in: db)
+        return try insert(entry, id: RandomToken.id(at: time), seq: seq, toRoom: roomId, kind: kind, meetingId: meetingId,
+                          sender: sender, at: time, in: db)
     }
 
     /// The sender's display name and photo as a message shows them.
     typealias Sender = (name: String?, photoId: String?)
 
-    /// Writes `entry` as row `seq` of `roomId` (whose `lastSeq` the caller advances) and returns
-    /// it as stored, with `sender` (looked up by the caller) as its sender's name and photo.
-    static func insert(_ entry: Entry, seq: Int64, toRoom roomId: String, kind: ChatRoomKind, meetingId: String?,
-                       sender: Sender?, at time: Date, in db: Database) throws -> ChatMessage {
-        // Neighbouring ids for a commit's rows: fewer pages of the id index to write per commit.
-        let id = RandomToken.id(at: time)
+    /// Writes `entry` as row `seq` of `roomId` (whose `lastSeq` the caller advances) with `id`
+    /// (``RandomToken/id(at:)`` of `time`: a commit's rows get neighbouring ids, so fewer pages of
+    /// the id index to write) and returns it as stored, with `sender` (looked up by the caller)
+    /// as its sender's name and photo.
+    static func insert(_ entry: Entry, id: String, seq: Int64, toRoom roomId: String, kind: ChatRoomKind,
+                       meetingId: String?, sender: Sender?, at time: Date, in db: Database) throws -> ChatMessage {
         // Most rows have no attachments: no encoder for them.
         let attachments = entry.attachments.isEmpty
             ? "[]" : String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
