@@ -79,8 +79,7 @@ public final class ChatService: Sendable {
     /// turns them into system messages and departures (``ChatEvents``), in the same commit
     /// order as posts.
     public func followEvents() async throws {
-        let observation = DatabaseRegionObservation(tracking: Table("event"))
-        let observer = observation.start(in: database.writer, onError: { _ in }, onChange: { [weak self] _ in self?.wakeEventReader() })
+        let observer = database.observeCommits(to: "event") { [weak self] in self?.wakeEventReader() }
         defer { observer.cancel() }
         wakeEventReader()
         while true {

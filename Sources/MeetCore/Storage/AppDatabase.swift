@@ -90,12 +90,10 @@ public final class AppDatabase: Sendable {
         try reader.read { db in try Schema.migrator.appliedMigrations(db) }
     }
 
-    /// Calls `onChange` after each committed transaction of this process that changed `table`,
-    /// until the returned handle is cancelled; `onError` once if observing fails.
-    public func observeCommits(
-        to table: String, onError: @escaping @Sendable (any Error) -> Void, onChange: @escaping @Sendable () -> Void
-    ) -> AnyDatabaseCancellable {
-        DatabaseRegionObservation(tracking: Table(table)).start(in: writer, onError: onError, onChange: { _ in onChange() })
+    /// Calls `onChange` on the writer after each committed transaction of this process that
+    /// changed `table`, until the returned handle is cancelled.
+    public func observeCommits(to table: String, onChange: @escaping @Sendable () -> Void) -> AnyDatabaseCancellable {
+        TableCommitObserver.start(table, in: writer, onChange: onChange)
     }
 
     /// Throws unless the file can be read right now: what `/health` reports.

@@ -14,7 +14,7 @@ final class TableWakeups: Sendable {
     private let observation = Mutex<AnyDatabaseCancellable?>(nil)
 
     init(table: String, in database: AppDatabase) {
-        let cancellable = database.observeCommits(to: table, onError: { [weak self] _ in self?.ring() }, onChange: { [weak self] in self?.ring() })
+        let cancellable = database.observeCommits(to: table) { [weak self] in self?.ring() }
         observation.withLock { $0 = cancellable }
     }
 

@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+
+@testable import MeetCore
+
+/// `AppDatabase.observeCommits`: told once per committed transaction that changed the table
+/// (whatever case a statement spells it in), never for other tables, a rollback or after cancel.
+@Suite(.timeLimit(.minutes(1)))
+struct TableCommitObserverTests {
+    let folder: TemporaryFolder
+    let database: AppDatabase
+
+    init() throws {
+        folder = try TemporaryFolder("meetupd-tablecommits-")
+        database = try AppDatabase(path: folder.url.appendingPathComponent("meetupd.sqlite").path)
+        try database.writer.write { db in
+            try db.execute(sql: "CREATE TABLE probe (value INTEGER); CREATE TABLE other (value INTEGER)")
+        }
+    }
+
+    @Test func toldOfCommittedChangesOfItsTableOnly() throws {
+        let commits = Mutex(0)
+        let observation = database.observeCommits(to: "probe") { commits.withLock { $0 += 1 } }
+        try database.writer.write { db in
+            try db.execute(sql: "INSERT INTO probe (value) VALUES (1), (2)")
+            try db.execute(sql: "UPDATE PROBE SET value = 3")
+        }
+        #expect(commits.withLock { $0 } == 1)
+        try database.writer.write { db in try db.execute(sql: "INSERT INTO other (value) VALUES (1)") }
+        try? database.writer.write { db in
+            try db.execute(sql: "DELETE FROM probe")
+            throw DatabaseError(resultCode: .SQLITE_ABORT)
+        }
+        #expect(commits.withLock { $0 } == 1)
+        try database.writer.write { db in try db.execute(sql: "DELETE FROM Probe") }
+        #expect(commits.withLock { $0 } == 2)
+        observation.cancel()
+        try database.writer.write { db in try db.execute(sql: "INSERT INTO probe (value) VALUES (4)") }
+        #expect(commits.withLock { $0 } == 2)
+    }
+}
