@@ -28,11 +28,13 @@ struct TableCommitObserverTests {
             try db.execute(sql: "UPDATE PROBE SET value = 3")
         }
         #expect(commits.withLock { $0 } == 1)
-        try database.writer.write { db in try db.execute(sql: "INSERT INTO other (value) VALUES (1)") }
         try? database.writer.write { db in
             try db.execute(sql: "DELETE FROM probe")
             throw DatabaseError(resultCode: .SQLITE_ABORT)
         }
+        // After the rollback, a commit that changes another table only: the rolled-back
+        // change must not be told with it.
+        try database.writer.write { db in try db.execute(sql: "INSERT INTO other (value) VALUES (1)") }
         #expect(commits.withLock { $0 } == 1)
         try database.writer.write { db in try db.execute(sql: "DELETE FROM Probe") }
         #expect(commits.withLock { $0 } == 2)
