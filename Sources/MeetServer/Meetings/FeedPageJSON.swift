@@ -126,14 +126,16 @@ struct JSONBytes {
 
     /// `value` as a JSON string literal, escaped as `JSONText.quoted` escapes it.
     mutating func string(_ value: String) {
-        // Most text needs no escape: then it is copied whole.
-        if value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            bytes.append(contentsOf: JSONText.quoted(value).utf8)
-        } else {
+        // Most text needs no escape: then it is copied whole, scanned and copied through its
+        // UTF-8 storage (through the view's iterator the scan was 4 % of a feed page).
+        let copied = value.utf8.withContiguousStorageIfAvailable { utf8 in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
             bytes.append(UInt8(ascii: "\""))
-            bytes.append(contentsOf: value.utf8)
+            bytes.append(contentsOf: utf8)
             bytes.append(UInt8(ascii: "\""))
+            return true
         }
+        if copied != true { bytes.append(contentsOf: JSONText.quoted(value).utf8) }
     }
 
     /// A string field; nothing when `value` is `nil`.
