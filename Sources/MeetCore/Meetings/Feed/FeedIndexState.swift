@@ -58,7 +58,8 @@ struct FeedRow: Sendable, Equatable {
 /// of entries, so they are flat values, laid out at load so that each cell's meetings and
 /// the online ones sit side by side in memory; slots of removed meetings are reused.
 /// Each cell's list and the online list are in time order, like `byTime`, so that the date
-/// order near a point can merge them and stop after a page's depth (`rankByDate`).
+/// order near a point can take them by windows of time and stop after a page's depth
+/// (`rankByDate`).
 struct FeedIndexState: Sendable {
     /// The grid's cell edge in degrees: about 11 km of latitude, so a 25 km circle reads a
     /// few dozen cells and little outside the circle.

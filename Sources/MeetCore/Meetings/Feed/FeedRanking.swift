@@ -18,13 +18,13 @@ extension FeedIndexState {
     ///
     /// Nearby: the grid cells around the circle, cut to the circle, plus every online
     /// meeting. Without a point: every meeting from `from` on, in time order. Every candidate
-    /// is ranked, and only the first `sorted` are sorted, except in the date order, which
-    /// takes candidates in time order and stops after `depth` (`rankByDate` near a point).
+    /// is ranked, and only the first `sorted` are sorted; the date order near a point takes
+    /// candidates by windows of time and stops once `depth` are in (`rankByDate`).
     func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, now: Double, depth: Int, sorted: Int) -> [RankedMeeting] {
         switch request.sort {
         case .date:
             if let circle = request.circle {
-                rankByDate(near: circle, filter: FeedFilter(request, from: from, viewer: viewer, in: self), depth: depth)
+                rankByDate(near: circle, filter: FeedFilter(request, from: from, viewer: viewer, in: self), depth: depth, sorted: sorted)
             } else {
                 rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: DateKey())
             }
