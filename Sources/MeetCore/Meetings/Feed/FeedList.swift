@@ -19,16 +19,30 @@ struct FeedList: Sendable {
     /// when its meeting numbers are 2³² or more apart (never with numbers given by SQLite to
     /// fewer than four billion meetings).
     init?(_ ranked: [RankedMeeting], sortedCount: Int) {
-        guard let base = ranked.lazy.map(\.number).min(), let top = ranked.lazy.map(\.number).max(),
-              top - base <= Int64(UInt32.max) else { return nil }
+        guard var base = ranked.first?.number else { return nil }
+        var top = base
+        for meeting in ranked {
+            base = min(base, meeting.number)
+            top = max(top, meeting.number)
+        }
+        guard top - base <= Int64(UInt32.max) else { return nil }
         self.base = base
-        offsets = ranked.map { UInt32($0.number - base) }
-        self.sortedCount = min(sortedCount, ranked.count)
-        tailKeys = []
-        tailKeys.reserveCapacity(2 * (ranked.count - self.sortedCount))
-        for meeting in ranked[self.sortedCount...] {
-            tailKeys.append(meeting.key)
-            tailKeys.append(meeting.startsAt)
+        // Written in place: built by `map` and appends, a first page spent 50,000
+        // instructions here (callgrind).
+        offsets = [UInt32](unsafeUninitializedCapacity: ranked.count) { offsets, count in
+            for (index, meeting) in ranked.enumerated() {
+                offsets[index] = UInt32(truncatingIfNeeded: meeting.number - base)
+            }
+            count = ranked.count
+        }
+        let sorted = min(sortedCount, ranked.count)
+        self.sortedCount = sorted
+        tailKeys = [Double](unsafeUninitializedCapacity: 2 * (ranked.count - sorted)) { keys, count in
+            for index in sorted..<ranked.count {
+                keys[2 * (index - sorted)] = ranked[index].key
+                keys[2 * (index - sorted) + 1] = ranked[index].startsAt
+            }
+            count = 2 * (ranked.count - sorted)
         }
     }
 
