@@ -35,7 +35,19 @@ extension FeedPage {
 
 extension Meeting {
     /// Writes the meeting as one JSON object; absent optionals are left out, as `JSONEncoder` does.
+    /// All but the distance comes from `RenderedMeetings` when the meeting was written lately.
     fileprivate func write(to json: inout JSONBytes) {
+        json.openWithFields(RenderedMeetings.shared.json(of: self) { meeting in
+            var fields = JSONBytes(reservingCapacity: 1024)
+            meeting.writeFields(to: &fields)
+            return fields.bytes
+        })
+        json.field("distanceKm", number: distanceKm)
+        json.close()
+    }
+
+    /// The object up to its distance, left open.
+    private func writeFields(to json: inout JSONBytes) {
         json.open()
         json.field("id", id)
         json.field("organizerId", organizerId)
@@ -75,8 +87,6 @@ extension Meeting {
         json.field("createdAt", date: createdAt)
         json.field("updatedAt", date: updatedAt)
         json.field("revision", integer: revision)
-        json.field("distanceKm", number: distanceKm)
-        json.close()
     }
 }
 
@@ -93,6 +103,13 @@ struct JSONBytes {
     mutating func open() {
         bytes.append(UInt8(ascii: "{"))
         atObjectStart = true
+    }
+
+    /// Opens an object whose first fields are `fields`, written by another `JSONBytes` from
+    /// `open()` on.
+    mutating func openWithFields(_ fields: [UInt8]) {
+        bytes.append(contentsOf: fields)
+        atObjectStart = fields.count <= 1
     }
 
     mutating func close() {

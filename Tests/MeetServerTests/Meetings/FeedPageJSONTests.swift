@@ -53,4 +53,45 @@ import Testing
         encoder.dateEncodingStrategy = .iso8601
         #expect(try parsed(Data(page.jsonBytes)) == parsed(encoder.encode(page)))
     }
+
+    /// Pages write meetings seen lately from `RenderedMeetings`: a meeting changed in any
+    /// field is written afresh, and the distance is each page's own.
+    @Test func writesAChangedMeetingAfresh() throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        var meeting = Self.full
+        meeting.id = "written-twice"
+        for change in [{ (m: inout Meeting) in m.memberCount += 1 }, { $0.distanceKm = 7 }, { $0.price = nil }, { $0.title = "Go" }] {
+            let before = FeedPage(items: [meeting], nextCursor: nil)
+            #expect(try parsed(Data(before.jsonBytes)) == parsed(encoder.encode(before)))
+            change(&meeting)
+            let after = FeedPage(items: [meeting], nextCursor: nil)
+            #expect(try parsed(Data(after.jsonBytes)) == parsed(encoder.encode(after)))
+        }
+    }
+
+    @Test func keepsWhatItWroteUpToItsCapacity() {
+        let rendered = RenderedMeetings(capacity: 2)
+        var writes = 0
+        func json(_ meeting: Meeting) -> [UInt8] {
+            rendered.json(of: meeting) { _ in
+                writes += 1
+                return Array("{\"id\":\"\(meeting.id)\"".utf8)
+            }
+        }
+        var other = Self.bare
+        other.distanceKm = 3
+        _ = json(Self.bare)
+        _ = json(other)  // the same meeting elsewhere
+        #expect(writes == 1)
+        other.memberCount += 1
+        _ = json(other)
+        #expect(writes == 2)
+        _ = json(Self.full)
+        var third = Self.full
+        third.id = "m3"
+        _ = json(third)  // past its capacity: the store starts afresh
+        _ = json(other)
+        #expect(writes == 5)
+    }
 }
