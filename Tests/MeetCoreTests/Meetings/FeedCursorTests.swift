@@ -49,6 +49,23 @@ import Testing
         #expect(kept == Array(values.sorted().prefix(1000)))
     }
 
+    /// `SmallestMeetings` takes the last after a cut as the depth-th smallest.
+    @Test func cuttingToTheSmallestLeavesTheLargestOfThemLast() {
+        var generator = SpatialGridTests.Lcg(state: 11)
+        for (count, k) in [(2, 1), (10, 3), (1501, 1000), (5000, 1000), (9000, 20)] {
+            let values = (0..<count).map { _ in Int.random(in: 0..<(count / 3 + 1), using: &generator) }
+            var kept = values
+            kept.cutToSmallest(k)
+            let expected = Array(values.sorted().prefix(k))
+            #expect(kept.sorted() == expected && kept.last == expected.last, "\(count) values, k \(k)")
+        }
+        var kept = SmallestMeetings(20)
+        let offered = Self.ranked(500)
+        for meeting in offered { kept.offer(meeting) }
+        #expect(kept.worst == offered.sorted()[19])
+        #expect(kept.smallest(sortingFirst: 20) == Array(offered.sorted().prefix(20)))
+    }
+
     @Test func aListSortsItsTailIntoTheOrderOfAFullSort() throws {
         for (count, sorted) in [(1000, 20), (1000, 0), (57, 7), (5, 5)] {
             var ranked = Self.ranked(count, firstNumber: 4_000_000_000)

@@ -36,29 +36,19 @@ import Testing
             somewhere(&row)
             return row
         }
-        var rows = Dictionary(uniqueKeysWithValues: (1...300).map { (Int64($0), newRow(Int64($0))) })
-        var state = FeedIndexState(loading: Array(rows.values))
-        var nextNumber = Int64(rows.count + 1)
+        var indexed = IndexedFeedRows((1...300).map { newRow(Int64($0)) })
         for _ in 0..<12 {
             for _ in 0..<40 {
-                let number = rows.keys.sorted()[below(rows.count)]
-                var row = rows[number]!
-                switch below(6) {
-                case 0:
-                    row = newRow(nextNumber)
-                    nextNumber += 1
-                case 1: row.startsAt = Self.start + Double(1 + below(120)) * 3600
-                case 2: somewhere(&row)
-                case 3: row.memberCount = row.maxParticipants ?? row.memberCount + 1
-                case 4: row.activityIds = Self.activities.filter { _ in below(2) == 0 }
-                default:
-                    state.remove(number)
-                    rows[number] = nil
-                    continue
+                indexed.write(meeting: below(indexed.rows.count), kind: below(6), newRow: newRow) { row, kind in
+                    switch kind {
+                    case 2: row.startsAt = Self.start + Double(1 + below(120)) * 3600
+                    case 3: somewhere(&row)
+                    case 4: row.memberCount = row.maxParticipants ?? row.memberCount + 1
+                    default: row.activityIds = Self.activities.filter { _ in below(2) == 0 }
+                    }
                 }
-                state.upsert(row)
-                rows[row.number] = row
             }
+            let (rows, state) = (indexed.rows, indexed.state)
             expectListsInTimeOrder(state)
             #expect(state.listing == FeedIndexState(loading: Array(rows.values)).listing)
             for _ in 0..<25 {
@@ -154,8 +144,40 @@ import Testing
                 return (a.startsAt, a.number) < (b.startsAt, b.number)
             }
         }
-        #expect(ordered(state.online), sourceLocation: sourceLocation)
+        #expect(state.online.allSatisfy(ordered), sourceLocation: sourceLocation)
+        #expect(state.online.indices.allSatisfy { band in state.online[band].allSatisfy { state.entries[Int($0)].fullnessBand == band } })
         #expect(state.cells.values.allSatisfy(ordered), sourceLocation: sourceLocation)
         #expect(ordered(state.byTime), sourceLocation: sourceLocation)
+    }
+}
+
+/// Meetings as rows beside the index kept from them, under random writes.
+struct IndexedFeedRows {
+    private(set) var rows: [Int64: FeedRow]
+    private(set) var state: FeedIndexState
+    private var nextNumber: Int64
+
+    init(_ rows: [FeedRow]) {
+        self.rows = Dictionary(uniqueKeysWithValues: rows.map { ($0.number, $0) })
+        state = FeedIndexState(loading: rows)
+        nextNumber = (rows.map(\.number).max() ?? 0) + 1
+    }
+
+    /// One write: by `kind`, 0 adds a meeting made by `newRow`, 1 removes the `meeting`-th
+    /// (in number order), any other applies `change` (given the kind) to its row.
+    mutating func write(meeting: Int, kind: Int, newRow: (Int64) -> FeedRow, change: (inout FeedRow, Int) -> Void) {
+        var row = rows[rows.keys.sorted()[meeting]]!
+        switch kind {
+        case 0:
+            row = newRow(nextNumber)
+            nextNumber += 1
+        case 1:
+            state.remove(row.number)
+            rows[row.number] = nil
+            return
+        default: change(&row, kind)
+        }
+        state.upsert(row)
+        rows[row.number] = row
     }
 }

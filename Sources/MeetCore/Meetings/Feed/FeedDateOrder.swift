@@ -3,7 +3,7 @@ extension FeedIndexState {
     /// list that `filter` admits, the first `sorted` of them in feed order (by start, then
     /// number), the rest after them unordered, as `rank` leaves every order.
     ///
-    /// Each cell's list and the online list are kept in time order, so the candidates are
+    /// Each cell's list and each online list are kept in time order, so the candidates are
     /// taken by windows of time, each list's run up to a common cut-off, until `depth` are
     /// admitted: about a page's depth of meetings read instead of every candidate in the
     /// circle (some 8,500 in a dense city), and each read once, with no merge. Every meeting
@@ -12,8 +12,8 @@ extension FeedIndexState {
     func rankByDate(near circle: GeoCircle, filter: FeedFilter, depth: Int, sorted: Int) -> [RankedMeeting] {
         let center = CircleDistance(circle)
         var lists = cellLists(near: circle)
-        lists.append(online)
-        let onlineList = lists.count - 1
+        let firstOnline = lists.count
+        lists.append(contentsOf: online)
         var positions = lists.map { startPosition(from: filter.from, in: $0) }
         // Every window's meetings start before the next window's: only the last one is cut
         // to the depth, and each window is kept unordered until the end.
@@ -36,7 +36,7 @@ extension FeedIndexState {
                         let slot = list[position]
                         let entry = entries[Int(slot)]
                         guard entry.startsAt < cutOff else { break }
-                        if (index == onlineList || center.contains(entry)) && filter.admits(entry, slot: slot) {
+                        if (index >= firstOnline || center.contains(entry)) && filter.admits(entry, slot: slot) {
                             window.append(RankedMeeting(key: entry.startsAt, startsAt: entry.startsAt, number: entry.number))
                         }
                         position += 1

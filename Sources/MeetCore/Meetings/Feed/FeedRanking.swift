@@ -16,10 +16,12 @@ extension FeedIndexState {
     /// in feed order, the rest after them unordered (`FeedList` orders them when a later
     /// page asks).
     ///
-    /// Nearby: the grid cells around the circle, cut to the circle, plus every online
-    /// meeting. Without a point: every meeting from `from` on, in time order. Every candidate
-    /// is ranked, and only the first `sorted` are sorted; the date order near a point takes
-    /// candidates by windows of time and stops once `depth` are in (`rankByDate`).
+    /// Nearby: the grid cells around the circle, cut to the circle, plus the online
+    /// meetings. Without a point: every meeting from `from` on, in time order. Candidates
+    /// are offered to a `SmallestMeetings`, which turns away those that cannot make the
+    /// depth, and only the first `sorted` are sorted. In relevance, an online band stops once
+    /// its later meetings cannot rank (`FeedRankingKey.lowest`); the date order near a point
+    /// takes candidates by windows of time and stops once `depth` are in (`rankByDate`).
     func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, now: Double, depth: Int, sorted: Int) -> [RankedMeeting] {
         switch request.sort {
         case .date:
@@ -44,32 +46,60 @@ extension FeedIndexState {
         _ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int, by key: Key
     ) -> [RankedMeeting] {
         let filter = FeedFilter(request, from: from, viewer: viewer, in: self)
-        var ranked: [RankedMeeting] = []
-        func consider(_ slot: Int32, distanceKm: Double) {
-            let entry = entries[Int(slot)]
+        var kept = SmallestMeetings(depth)
+        func consider(_ slot: Int32, _ entry: FeedEntry, distanceKm: Double) {
             guard filter.admits(entry, slot: slot) else { return }
-            ranked.append(RankedMeeting(key: key.key(slot, entry, distanceKm), startsAt: entry.startsAt, number: entry.number))
+            kept.offer(RankedMeeting(key: key.key(slot, entry, distanceKm), startsAt: entry.startsAt, number: entry.number))
         }
         if let circle = request.circle {
-            let center = CircleDistance(circle)
-            let lists = cellLists(near: circle)
-            // Room for every candidate at once: growing it copied the list several times.
-            ranked.reserveCapacity(lists.reduce(online.count) { $0 + $1.count })
-            for list in lists {
-                for slot in list {
-                    if let distance = center.distanceKm(to: entries[Int(slot)]) { consider(slot, distanceKm: distance) }
+            /// Offers up to `limit` meetings of an online band from `start`, until its later
+            /// ones cannot rank unless the viewer is tied to them; returns where it stopped.
+            func offerOnline(band: Int, from start: Int, limit: Int) -> Int {
+                let list = online[band]
+                let fullness = Double(band + 1) / 10
+                var position = start
+                while position < list.endIndex, position - start < limit {
+                    let slot = list[position]
+                    let entry = entries[Int(slot)]
+                    if let worst = kept.worst, key.lowest(onlineFrom: entry.startsAt, fullness: fullness) > worst.key { break }
+                    consider(slot, entry, distanceKm: .nan)
+                    position += 1
+                }
+                return position
+            }
+            func offerOnline() {
+                // The soonest of every band first, the fullest first: in relevance they rank
+                // highest, so the bound turns away most of the rest.
+                var positions = [Int](repeating: 0, count: online.count)
+                for limit in [depth / online.count + 1, .max] {
+                    for band in online.indices.reversed() {
+                        positions[band] = offerOnline(band: band, from: positions[band], limit: limit)
+                    }
+                }
+                for (list, position) in zip(online, positions) {
+                    for slot in list[position...] where key.isTied(slot) { consider(slot, entries[Int(slot)], distanceKm: .nan) }
                 }
             }
-            for slot in online { consider(slot, distanceKm: .nan) }
+            // Those likely to rank high first, so that the depth-th so far rises early and
+            // turns more away.
+            if key.ranksOnlineHigh { offerOnline() }
+            let center = CircleDistance(circle)
+            for list in cellLists(near: circle) {
+                for slot in list {
+                    let entry = entries[Int(slot)]
+                    if let distance = center.distanceKm(to: entry) { consider(slot, entry, distanceKm: distance) }
+                }
+            }
+            if !key.ranksOnlineHigh { offerOnline() }
         } else {
             for slot in byTime[timePosition(from: from)...] {
-                if let to = filter.to, entries[Int(slot)].startsAt >= to { break }
-                consider(slot, distanceKm: .nan)
-                if request.sort == .date && ranked.count == depth { break }
+                let entry = entries[Int(slot)]
+                if let to = filter.to, entry.startsAt >= to { break }
+                consider(slot, entry, distanceKm: .nan)
+                if request.sort == .date && kept.isFull { break }
             }
         }
-        ranked.keepSmallest(depth, sortingFirst: sorted)
-        return ranked
+        return kept.smallest(sortingFirst: sorted)
     }
 
     /// The slots of located meetings in the grid cells that cover `circle`, cell by cell.
@@ -111,6 +141,23 @@ extension FeedIndexState {
 private protocol FeedRankingKey {
     /// The key of the meeting in `slot`; `distanceKm` is NaN for a meeting without one.
     func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double
+
+    /// A key no online meeting starting at `startsAt` or later, at most `fullness` full
+    /// (`Relevance.fullness`), is below unless `isTied` says so of it; -∞ when the order
+    /// knows none.
+    func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double
+
+    /// Whether the meeting in `slot` may rank above what `lowest` says.
+    func isTied(_ slot: Int32) -> Bool
+
+    /// Whether online meetings tend to rank above located ones.
+    var ranksOnlineHigh: Bool { get }
+}
+
+extension FeedRankingKey {
+    func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double { -.infinity }
+    func isTied(_ slot: Int32) -> Bool { false }
+    var ranksOnlineHigh: Bool { false }
 }
 
 private struct DateKey: FeedRankingKey {
@@ -121,6 +168,8 @@ private struct DistanceKey: FeedRankingKey {
     func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double {
         distanceKm.isNaN ? .infinity : distanceKm
     }
+
+    func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double { .infinity }
 }
 
 private struct PopularityKey: FeedRankingKey {
@@ -142,6 +191,16 @@ private struct RelevanceKey: FeedRankingKey {
             startsAt: entry.startsAt, memberCount: Int(entry.memberCount),
             capacity: entry.capacity == 0 ? nil : Int(entry.capacity))
     }
+
+    func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double {
+        -relevance.bestWithoutTies(onlineFrom: startsAt, fullness: fullness)
+    }
+
+    /// The viewer shares an activity with it or has a friend going.
+    func isTied(_ slot: Int32) -> Bool { shared[Int(slot)] | friendsGoing[Int(slot)] != 0 }
+
+    /// Nearness counts a half for an online meeting, as for a located one 5 km away.
+    var ranksOnlineHigh: Bool { true }
 }
 
 /// The filters of a request, with ids interned the index's way.
@@ -213,64 +272,5 @@ struct CircleDistance {
         guard h <= maxHaversine else { return nil }
         let distance = 2 * Coordinate.earthRadiusKm * asin(min(1, h.squareRoot()))
         return distance <= radiusKm ? distance : nil
-    }
-}
-
-extension Array where Element: Comparable {
-    /// Keeps the `k` smallest elements, the `sorted` smallest of them first and in order,
-    /// the rest after them in no order: selections cut to them, so that only `sorted` are
-    /// sorted however many there were.
-    mutating func keepSmallest(_ k: Int, sortingFirst sorted: Int) {
-        if count > k {
-            selectSmallest(k)
-            removeLast(count - k)
-        }
-        let sorted = Swift.min(sorted, count)
-        if sorted < count { selectSmallest(sorted) }
-        self[..<sorted].sort()
-    }
-
-    /// How many elements a sample drawn at regular steps has.
-    static var sampleSize: Int { 128 }
-
-    /// Reorders the elements so that the `k` smallest come first: Hoare's quickselect, over
-    /// the front that `narrowToSmallest` leaves.
-    private mutating func selectSmallest(_ k: Int) {
-        guard k > 0 else { return }
-        var (low, high) = (0, narrowToSmallest(k) - 1)
-        let target = k - 1
-        // Invariant: the k smallest are in 0...target once low..high shrinks around it.
-        while low < high {
-            let pivot = self[(low + high) / 2]
-            var (i, j) = (low, high)
-            while i <= j {
-                while self[i] < pivot { i += 1 }
-                while pivot < self[j] { j -= 1 }
-                if i <= j {
-                    swapAt(i, j)
-                    i += 1
-                    j -= 1
-                }
-            }
-            if target <= j { high = j } else if target >= i { low = i } else { break }
-        }
-    }
-
-    /// Floyd and Rivest's first step: moves to the front every element not above a pivot
-    /// taken from a sample, a little above where the `k`-th should fall, and returns how
-    /// many there are; the quickselect then searches a few more than `k` instead of all
-    /// (about 1,500 instead of 8,500 for a dense city, half the selection's time). When the
-    /// front falls short of `k` (an unlucky sample), it returns the whole count.
-    private mutating func narrowToSmallest(_ k: Int) -> Int {
-        let size = Self.sampleSize
-        guard count >= 4 * k, count >= 4 * size else { return count }
-        var sample = (0..<size).map { self[$0 * count / size] }
-        sample.sort()
-        // Two standard deviations above the k-th's expected place in the sample.
-        let p = Double(k) / Double(count)
-        let place = Double(size) * p + 2 * (Double(size) * p * (1 - p)).squareRoot()
-        let pivot = sample[Swift.min(size - 1, Int(place) + 1)]
-        let front = partition { pivot < $0 }
-        return front >= k ? front : count
     }
 }

@@ -20,22 +20,35 @@ struct Relevance: Sendable {
         activities: Int, shared: Int, distanceKm: Double?, friendsGoing: Int,
         startsAt: Double, memberCount: Int, capacity: Int?
     ) -> Double {
-        let sharedPart = activities == 0 ? 0 : Double(shared) / Double(activities)
+        // Each part with one division at most, and none for what is zero: a feed scores
+        // thousands of candidates, and chains of divisions were most of a score's time.
+        let sharedPart = shared == 0 ? 0 : Double(shared) / Double(activities)
         let near: Double
         if let distanceKm, hasCenter {
-            near = 1 / (1 + distanceKm / 5)
+            near = 5 / (5 + distanceKm)  // 1 / (1 + d / 5 km)
         } else {
             near = 0.5
         }
-        let friends = Double(min(friendsGoing, 3)) / 3
-        let hours = max(0, startsAt - now) / 3600
-        let soon = 1 / (1 + hours / 48)
-        let full: Double
-        if let capacity {
-            full = memberCount >= capacity ? 0 : Double(memberCount) / Double(capacity)
-        } else {
-            full = Double(min(memberCount, 20)) / 40
-        }
-        return 0.30 * sharedPart + 0.25 * near + 0.20 * friends + 0.15 * soon + 0.10 * full
+        let friends = friendsGoing == 0 ? 0 : Double(min(friendsGoing, 3)) / 3
+        return 0.30 * sharedPart + 0.25 * near + 0.20 * friends + 0.15 * soon(startsAt)
+            + 0.10 * Self.fullness(memberCount: memberCount, capacity: capacity)
+    }
+
+    /// The best score of an online meeting starting at `startsAt` or later, at most `fullness`
+    /// full, with none of the viewer's activities or friends: what `score` gives it at most,
+    /// a hair above for rounding.
+    func bestWithoutTies(onlineFrom startsAt: Double, fullness: Double) -> Double {
+        0.25 * 0.5 + 0.15 * soon(startsAt) + 0.10 * fullness + 1e-9
+    }
+
+    /// T: 1 now, ½ in two days (172,800 s), less the later it starts.
+    private func soon(_ startsAt: Double) -> Double {
+        172_800 / (172_800 + max(0, startsAt - now))
+    }
+
+    /// H: how full a meeting is, 0 when there is no room left; half at most without a capacity.
+    static func fullness(memberCount: Int, capacity: Int?) -> Double {
+        guard let capacity else { return Double(min(memberCount, 20)) / 40 }
+        return memberCount >= capacity ? 0 : Double(memberCount) / Double(capacity)
     }
 }
