@@ -5,11 +5,12 @@ import Synchronization
 /// pages of a whole city, and writing one anew took 3 µs, a seventh of a date feed request
 /// (issue 21). A kept text serves only a meeting equal to the one it was written from, so a
 /// meeting changed in any field is written afresh; the text is a function of the value, so
-/// one process-wide store is as safe as one per application. Bounded: past `capacity`
-/// meetings it starts afresh.
+/// one process-wide store is as safe as one per application. Bounded: past `byteBudget` of
+/// text it starts afresh.
 final class RenderedMeetings: Sendable {
-    /// The store the feed's pages share.
-    static let shared = RenderedMeetings(capacity: 8192)
+    /// The store the feed's pages share: 8 MiB of text, some 14,000 meetings of a typical
+    /// size, each with its `Meeting` (about as large again).
+    static let shared = RenderedMeetings(byteBudget: 8 << 20)
 
     private struct Rendered {
         var meeting: Meeting
@@ -17,11 +18,17 @@ final class RenderedMeetings: Sendable {
         var json: [UInt8]
     }
 
-    private let capacity: Int
-    private let kept = Mutex([String: Rendered]())
+    private struct Store {
+        var rendered: [String: Rendered] = [:]
+        /// The texts' bytes together.
+        var bytes = 0
+    }
 
-    init(capacity: Int) {
-        self.capacity = capacity
+    private let byteBudget: Int
+    private let store = Mutex(Store())
+
+    init(byteBudget: Int) {
+        self.byteBudget = byteBudget
     }
 
     /// `meeting` without its distance, as an unclosed JSON object: from the kept text when
@@ -29,11 +36,13 @@ final class RenderedMeetings: Sendable {
     func json(of meeting: Meeting, write: (Meeting) -> [UInt8]) -> [UInt8] {
         var meeting = meeting
         meeting.distanceKm = nil
-        if let rendered = kept.withLock({ $0[meeting.id] }), rendered.meeting == meeting { return rendered.json }
+        if let rendered = store.withLock({ $0.rendered[meeting.id] }), rendered.meeting == meeting { return rendered.json }
         let json = write(meeting)
-        kept.withLock { kept in
-            if kept.count >= capacity { kept.removeAll(keepingCapacity: true) }
-            kept[meeting.id] = Rendered(meeting: meeting, json: json)
+        store.withLock { store in
+            if let old = store.rendered.removeValue(forKey: meeting.id) { store.bytes -= old.json.count }
+            if store.bytes + json.count > byteBudget { store = Store() }
+            store.rendered[meeting.id] = Rendered(meeting: meeting, json: json)
+            store.bytes += json.count
         }
         return json
     }

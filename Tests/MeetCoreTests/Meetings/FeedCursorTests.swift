@@ -62,7 +62,8 @@ import Testing
         var kept = SmallestMeetings(20)
         let offered = Self.ranked(500)
         for meeting in offered { kept.offer(meeting) }
-        #expect(kept.worst == offered.sorted()[19])
+        // The 20th smallest at the last cut: never below the true 20th.
+        #expect(kept.worst.map { $0 >= offered.sorted()[19] } == true)
         #expect(kept.smallest(sortingFirst: 20) == Array(offered.sorted().prefix(20)))
     }
 

@@ -145,7 +145,9 @@ import Testing
             }
         }
         #expect(state.online.allSatisfy(ordered), sourceLocation: sourceLocation)
-        #expect(state.online.indices.allSatisfy { band in state.online[band].allSatisfy { state.entries[Int($0)].fullnessBand == band } })
+        #expect(
+            state.online.indices.allSatisfy { band in state.online[band].allSatisfy { state.entries[Int($0)].fullnessBand == band } },
+            sourceLocation: sourceLocation)
         #expect(state.cells.values.allSatisfy(ordered), sourceLocation: sourceLocation)
         #expect(ordered(state.byTime), sourceLocation: sourceLocation)
     }

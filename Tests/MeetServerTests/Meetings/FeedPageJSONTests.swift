@@ -70,8 +70,9 @@ import Testing
         }
     }
 
-    @Test func keepsWhatItWroteUpToItsCapacity() {
-        let rendered = RenderedMeetings(capacity: 2)
+    /// Texts of 10 bytes here: two fit the budget, a third starts the store afresh.
+    @Test func keepsWhatItWroteUpToItsBudget() {
+        let rendered = RenderedMeetings(byteBudget: 25)
         var writes = 0
         func json(_ meeting: Meeting) -> [UInt8] {
             rendered.json(of: meeting) { _ in
@@ -90,7 +91,7 @@ import Testing
         _ = json(Self.full)
         var third = Self.full
         third.id = "m3"
-        _ = json(third)  // past its capacity: the store starts afresh
+        _ = json(third)  // past its budget: the store starts afresh
         _ = json(other)
         #expect(writes == 5)
     }

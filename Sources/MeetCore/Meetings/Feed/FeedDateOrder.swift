@@ -1,6 +1,6 @@
 extension FeedIndexState {
     /// The date order near a point: the first `depth` meetings of the circle and the online
-    /// list that `filter` admits, the first `sorted` of them in feed order (by start, then
+    /// bands that `filter` admits, the first `sorted` of them in feed order (by start, then
     /// number), the rest after them unordered, as `rank` leaves every order.
     ///
     /// Each cell's list and each online list are kept in time order, so the candidates are

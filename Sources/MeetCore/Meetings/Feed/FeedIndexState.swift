@@ -33,10 +33,12 @@ struct FeedEntry: Sendable, Equatable {
 
     var hasSpots: Bool { capacity == 0 || memberCount < capacity }
 
-    /// Its tenth of `Relevance.fullness`, 0 to 9: the online meetings are kept by band
-    /// (`FeedIndexState.online`).
+    /// Its band of `Relevance.fullness`, in steps of 1 / `FeedIndexState.fullnessBands` from
+    /// 0: the online meetings are kept by band (`FeedIndexState.online`).
     var fullnessBand: Int {
-        min(9, Int(10 * Relevance.fullness(memberCount: Int(memberCount), capacity: capacity == 0 ? nil : Int(capacity))))
+        let bands = FeedIndexState.fullnessBands
+        let fullness = Relevance.fullness(memberCount: Int(memberCount), capacity: capacity == 0 ? nil : Int(capacity))
+        return min(bands - 1, Int(Double(bands) * fullness))
     }
 }
 
@@ -56,11 +58,11 @@ struct FeedRow: Sendable, Equatable {
 }
 
 /// The storage behind `FeedIndex`: every listed upcoming meeting once in `entries`, and
-/// three ways in — a latitude/longitude grid of cells, the list of online meetings, and all
-/// of them in time order — plus the reverse lists ranking needs: per user the meetings they
+/// three ways in — a latitude/longitude grid of cells, the online meetings by fullness, and
+/// all of them in time order — plus the reverse lists ranking needs: per user the meetings they
 /// are a member of, per activity the meetings that have it.
 ///
-/// The online meetings are kept in ten lists by how full they are: every nearby feed reads
+/// The online meetings are kept in ten bands by how full they are: every nearby feed reads
 /// them (about 4,600 of the benchmark's 90,000), and by band the relevance order knows
 /// where in a list no later meeting can rank (`FeedIndexState.rank`).
 ///
@@ -75,6 +77,9 @@ struct FeedIndexState: Sendable {
     /// few dozen cells and little outside the circle.
     static let cellDegrees = 0.1
 
+    /// How many bands of fullness the online meetings are kept in.
+    static let fullnessBands = 10
+
     private(set) var entries: [FeedEntry] = []
     /// Per slot, the meeting's interned activities and members, for updates.
     private(set) var activityLists: [[UInt32]] = []
@@ -85,7 +90,7 @@ struct FeedIndexState: Sendable {
     private(set) var cells: [Int64: [Int32]] = [:]
     /// The online meetings by fullness band (`FeedEntry.fullnessBand`), each band by
     /// `(startsAt, number)`.
-    private(set) var online = [[Int32]](repeating: [], count: 10)
+    private(set) var online = [[Int32]](repeating: [], count: fullnessBands)
     /// Every entry, by `(startsAt, number)`.
     private(set) var byTime: [Int32] = []
     /// Per interned user, the slots of the meetings they are a member of.
@@ -119,9 +124,9 @@ struct FeedIndexState: Sendable {
         byTime.insert(slot, at: timePosition(of: entries[Int(slot)]))
     }
 
-    /// Stores `row` in a slot and every list but `byTime`; in its cell's list or the online
-    /// list at its place in time (a binary search and a move of the later slots: a cell
-    /// holds at most a few hundred, the online list a few thousand, where `byTime`'s insert
+    /// Stores `row` in a slot and every list but `byTime`; in its cell's list or its online
+    /// band at its place in time (a binary search and a move of the later slots: a cell
+    /// holds at most a few hundred, a band at most a few thousand, where `byTime`'s insert
     /// moves up to every slot).
     @discardableResult
     private mutating func place(_ row: FeedRow) -> Int32 {

@@ -19,8 +19,9 @@ extension FeedIndexState {
     /// Nearby: the grid cells around the circle, cut to the circle, plus the online
     /// meetings. Without a point: every meeting from `from` on, in time order. Candidates
     /// are offered to a `SmallestMeetings`, which turns away those that cannot make the
-    /// depth, and only the first `sorted` are sorted. In relevance, an online band stops once
-    /// its later meetings cannot rank (`FeedRankingKey.lowest`); the date order near a point
+    /// depth, and only the first `sorted` are sorted. An online band stops once its later
+    /// meetings cannot rank (`FeedRankingKey.lowest`: in relevance, and in distance once the
+    /// depth is of located meetings); the date order near a point
     /// takes candidates by windows of time and stops once `depth` are in (`rankByDate`).
     func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, now: Double, depth: Int, sorted: Int) -> [RankedMeeting] {
         switch request.sort {
@@ -56,7 +57,7 @@ extension FeedIndexState {
             /// ones cannot rank unless the viewer is tied to them; returns where it stopped.
             func offerOnline(band: Int, from start: Int, limit: Int) -> Int {
                 let list = online[band]
-                let fullness = Double(band + 1) / 10
+                let fullness = Double(band + 1) / Double(Self.fullnessBands)
                 var position = start
                 while position < list.endIndex, position - start < limit {
                     let slot = list[position]

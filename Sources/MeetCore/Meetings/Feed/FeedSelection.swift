@@ -6,8 +6,8 @@
 struct SmallestMeetings {
     let depth: Int
     private var buffer: [RankedMeeting] = []
-    /// The `depth`-th smallest so far, once `depth` were offered and cut to: nothing above it
-    /// can be among the smallest.
+    /// The `depth`-th smallest at the last cut (none before the first): nothing above it can
+    /// be among the smallest, though those kept since may have pushed the true bar lower.
     private(set) var worst: RankedMeeting?
 
     init(_ depth: Int) {
