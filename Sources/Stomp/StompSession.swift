@@ -78,6 +78,9 @@ final class StompSession: @unchecked Sendable {
     /// Whether inbound frames are held behind an asynchronous step or a yield.
     var isHoldingFrames: Bool { busy || yielding }
 
+    /// Input received and not decoded yet (behind held frames).
+    var undecodedBytes: Int { inbound.readableBytes }
+
     var channel: (any Channel)? { context?.channel }
 
     /// Whether more than the channel's high-water mark of bytes waits to be written to this
