@@ -23,25 +23,26 @@ struct ChatPostLookup {
 
     /// Looks up the posts among `writes`.
     init(_ writes: [ChatWrite], in db: Database) throws {
+        // The posts' positions in the batch, by their place in the query's array.
+        var positions: [Int] = []
         var posts = "["
         for (index, write) in writes.enumerated() {
             guard case .post(let post) = write else { continue }
-            if posts.utf8.count > 1 { posts += "," }
-            posts += "[\(index),"
+            posts += positions.isEmpty ? "[" : ",["
+            positions.append(index)
             Self.appendJSONString(post.meetingId, to: &posts)
             posts += ","
             Self.appendJSONString(post.senderId, to: &posts)
             posts += ","
             Self.appendJSONString(post.draft.clientMessageId, to: &posts)
-            posts += ","
-            Self.appendJSONString(ChatRoomId.meeting(post.meetingId), to: &posts)
             posts += "]"
         }
-        guard posts.utf8.count > 1 else { return }
+        guard !positions.isEmpty else { return }
         posts += "]"
         let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.query), arguments: [posts])
         while let row = try rows.next() {
-            access[row[0]] = Access(title: row[1], isCancelled: row[2], sender: (name: row[3], photoId: row[4]), isRepeat: row[5])
+            access[positions[row[0]]] = Access(title: row[1], isCancelled: row[2], sender: (name: row[3], photoId: row[4]),
+                                               isRepeat: row[5])
         }
     }
 
@@ -51,12 +52,14 @@ struct ChatPostLookup {
         access[index]
     }
 
-    /// Each post is `[index, meetingId, senderId, clientMessageId, roomId]`. CROSS JOIN keeps
-    /// the posts outermost, so each is one look-up by key per table (meeting, user, profile,
-    /// membership, the `chatMessage_client` index), as the per-post queries were.
+    /// Each post is `[meetingId, senderId, clientMessageId]`; its place in the array and its room
+    /// id are derived, not read: each value taken out of an element parses it again. CROSS JOIN
+    /// keeps the posts outermost, so each is one look-up by key per table (meeting, user,
+    /// profile, membership, the `chatMessage_client` index), as the per-post queries were.
     private static let query = """
         WITH post (position, meetingId, senderId, clientMessageId, roomId) AS MATERIALIZED (
-            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?))
+            SELECT key, meetingId, value ->> 1, value ->> 2, '\(ChatRoomKind.meeting.rawValue):' || meetingId
+            FROM (SELECT key, value, value ->> 0 AS meetingId FROM json_each(?)))
         SELECT post.position, meeting.title, meeting.cancelledAt IS NOT NULL, user.displayName, profile.photoId,
                EXISTS (SELECT 1 FROM chatMessage WHERE chatMessage.roomId = post.roomId
                           AND chatMessage.senderId = post.senderId AND chatMessage.clientMessageId = post.clientMessageId)
