@@ -34,7 +34,8 @@ public struct ChatDraft: Sendable, Decodable {
         let text = self.text.trimmingWhitespace
         let attachments = self.attachments ?? []
         if text.isEmpty && attachments.isEmpty { problems.append(.init(field: "text", code: "field.required")) }
-        if text.unicodeScalars.count > Self.maximumLength {
+        // No more scalars than bytes: only a long text needs its scalars counted.
+        if text.utf8.count > Self.maximumLength, text.unicodeScalars.count > Self.maximumLength {
             problems.append(.init(field: "text", code: "chatMessage.tooLong", arguments: ["maximum": String(Self.maximumLength)]))
         }
         if TextRule(.multiLine, maximumScalars: Self.maximumLength).refusesCharacters(in: text) { problems.append(.init(field: "text", code: "field.invalidCharacters")) }

@@ -46,7 +46,17 @@ public struct TextRule: Sendable {
 
     /// Whether `text` holds a character this shape of field refuses.
     public func refusesCharacters(in text: String) -> Bool {
-        text.unicodeScalars.contains { scalar in scalar == "\n" ? shape == .oneLine : Self.isRefused(scalar) }
+        // ASCII text (most of it) is read as bytes, each its own scalar: no decoding.
+        let asciiAnswer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            var refused = false
+            for byte in bytes {
+                if byte >= 0x80 { return nil }
+                if byte == UInt8(ascii: "\n") ? shape == .oneLine : Self.isRefused(Unicode.Scalar(byte)) { refused = true }
+            }
+            return refused
+        }
+        if let asciiAnswer = asciiAnswer ?? nil { return asciiAnswer }
+        return text.unicodeScalars.contains { scalar in scalar == "\n" ? shape == .oneLine : Self.isRefused(scalar) }
     }
 
     /// C0 and C1 controls and DEL, the bidi embeddings, overrides and isolates, and the
