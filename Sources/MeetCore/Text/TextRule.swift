@@ -46,14 +46,14 @@ public struct TextRule: Sendable {
 
     /// Whether `text` holds a character this shape of field refuses.
     public func refusesCharacters(in text: String) -> Bool {
-        // ASCII text (most of it) is read as bytes, each its own scalar: no decoding.
+        // ASCII bytes are their own scalars: text read so far as bytes needs no decoding, and
+        // one refused byte answers for the whole text.
         let asciiAnswer = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
-            var refused = false
             for byte in bytes {
                 if byte >= 0x80 { return nil }
-                if byte == UInt8(ascii: "\n") ? shape == .oneLine : Self.isRefused(Unicode.Scalar(byte)) { refused = true }
+                if byte == UInt8(ascii: "\n") ? shape == .oneLine : Self.isRefused(Unicode.Scalar(byte)) { return true }
             }
-            return refused
+            return false
         }
         if let asciiAnswer = asciiAnswer ?? nil { return asciiAnswer }
         return text.unicodeScalars.contains { scalar in scalar == "\n" ? shape == .oneLine : Self.isRefused(scalar) }
