@@ -3,8 +3,9 @@ import NIOCore
 /// Back-pressure on publishers, after RabbitMQ's credit flow: a session whose SEND reached
 /// recipients of whom too many are behind (more than their channel's high-water mark of bytes
 /// waiting to be written) is not read again until enough of them have caught up. The SEND's
-/// completion waits for that, which holds the session's later frames and stops its transport
-/// reading, so a broker past saturation queues in the publishers' sockets, not in memory.
+/// completion waits for that, which holds the session's later frames and, past
+/// ``StompSession/readAheadBytes`` of them, stops its transport reading, so a broker past
+/// saturation queues in the publishers' sockets, not in memory.
 ///
 /// One slow or stalled subscriber never pauses a room's publishers: it takes more than half of
 /// the recipients, and at least two. A lone laggard is cut off as a slow consumer instead, and

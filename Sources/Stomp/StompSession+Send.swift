@@ -10,7 +10,7 @@ extension StompSession {
         }
         if destination.hasPrefix("/topic/") {
             // A SEND to recipients that are behind completes only when they have caught up: the
-            // session reads nothing more meanwhile (``StompPublisherFlow``).
+            // session handles nothing more meanwhile (``StompPublisherFlow``).
             return broker.authorizer.authorize(.send, destination: destination, principal: principal, on: eventLoop)
                 .flatMap {
                     let recipients = self.broker.fanOut(to: destination, headers: frame.headers, body: frame.body)

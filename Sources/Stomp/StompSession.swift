@@ -7,8 +7,9 @@ import WebSocket
 /// it bytes and it writes frames back through the handler's context.
 ///
 /// Frames are processed strictly in order. A frame whose handling is asynchronous (authentication,
-/// authorization, an application handler) holds the frames behind it, and the transport stops
-/// reading until it completes, so a RECEIPT always follows the effect it confirms.
+/// authorization, an application handler) holds the frames behind it until it completes, so a
+/// RECEIPT always follows the effect it confirms; the transport stops reading meanwhile once
+/// ``readAheadBytes`` wait undecoded (at once before CONNECTED).
 final class StompSession: @unchecked Sendable {
     /// Where the session stands.
     enum Phase {
@@ -78,8 +79,18 @@ final class StompSession: @unchecked Sendable {
     /// Whether inbound frames are held behind an asynchronous step or a yield.
     var isHoldingFrames: Bool { busy || yielding }
 
-    /// Input received and not decoded yet (behind held frames).
-    var undecodedBytes: Int { inbound.readableBytes }
+    /// While frames are held, a connected session reads on until this much input waits
+    /// undecoded: a peer waiting for its answer (a phone for its receipt) sends nothing
+    /// meanwhile, and its channel keeps its read interest instead of dropping and taking it back
+    /// (two `epoll_ctl`s per held frame); one that sends on is stopped here. Over WebSocket the
+    /// transport first completes the message it is reading, up to its message limit.
+    static let readAheadBytes = 16 * 1024
+
+    /// Whether the transport must stop reading: frames are held and either the session is not
+    /// connected yet (nothing may follow a CONNECT until it is answered) or enough input waits.
+    var holdsReads: Bool {
+        isHoldingFrames && (!isConnected || inbound.readableBytes >= Self.readAheadBytes)
+    }
 
     var channel: (any Channel)? { context?.channel }
 
@@ -169,7 +180,7 @@ final class StompSession: @unchecked Sendable {
         } else if inbound.readerIndex > 64 * 1024 {
             inbound.discardReadBytes()
         }
-        if !isHoldingFrames, readPending, !isClosing {
+        if !holdsReads, readPending, !isClosing {
             readPending = false
             context?.read()
         }

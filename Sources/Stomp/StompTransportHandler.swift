@@ -19,8 +19,8 @@ protocol StompTransport {
 }
 
 /// Connects a channel to a ``StompSession``: bytes in, frames out, and reads held while the
-/// session is busy with more than a little input waiting (back-pressure on a peer that sends
-/// faster than its frames are handled).
+/// session holds them (``StompSession/holdsReads``: back-pressure on a peer that sends faster
+/// than its frames are handled).
 final class StompTransportHandler<Transport: StompTransport>: ChannelDuplexHandler {
     typealias InboundIn = Transport.Message
     typealias OutboundIn = Transport.Message
@@ -73,13 +73,8 @@ final class StompTransportHandler<Transport: StompTransport>: ChannelDuplexHandl
         context.close(promise: nil)
     }
 
-    /// While frames are held, reading goes on until this much input waits undecoded: a peer
-    /// that waits for its answer sends nothing meanwhile, and its channel keeps its read
-    /// interest (no two `epoll_ctl`s per held frame); one that sends on is stopped here.
-    static var readAheadBytes: Int { 16 * 1024 }
-
     func read(context: ChannelHandlerContext) {
-        if let session, session.isHoldingFrames, session.undecodedBytes >= Self.readAheadBytes {
+        if let session, session.holdsReads {
             session.readPending = true
         } else {
             context.read()

@@ -12,6 +12,7 @@ import Testing
         ("delete\u{7F}", true, true),
         ("café\nnext", true, false),
         ("café\u{85}", true, true),       // C1: NEXT LINE
+        ("\u{07}café", true, true),       // refused before the first non-ASCII byte
         ("ok \u{202E}evil", true, true),  // RIGHT-TO-LEFT OVERRIDE
         ("para\u{2029}graph", true, true),
         ("кафе о сьомій", false, false),
