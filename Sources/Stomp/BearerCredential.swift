@@ -9,12 +9,18 @@ public enum BearerCredential {
     /// The token of a `Bearer` credential, or nil for another scheme, no token, or a token
     /// with blanks inside.
     public static func token(in authorization: String) -> String? {
-        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        let text = authorization.drop(while: blank)
-        guard let schemeEnd = text.firstIndex(where: blank), text[..<schemeEnd].lowercased() == "bearer" else { return nil }
-        var token = text[schemeEnd...].drop(while: blank)
-        while let last = token.last, blank(last) { token = token.dropLast() }
-        guard !token.isEmpty, !token.contains(where: blank) else { return nil }
-        return String(token)
+        // By bytes: the blanks and the scheme are ASCII, and a walk by characters cost 23,000
+        // instructions, 2 % of a feed request (issue 21).
+        let bytes = authorization.utf8
+        func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let schemeStart = bytes.firstIndex(where: { !isBlank($0) }),
+              let schemeEnd = bytes[schemeStart...].firstIndex(where: isBlank),
+              bytes[schemeStart..<schemeEnd].elementsEqual("bearer".utf8, by: { $0 | 0x20 == $1 }),
+              let tokenStart = bytes[schemeEnd...].firstIndex(where: { !isBlank($0) }),
+              let tokenLast = bytes[tokenStart...].lastIndex(where: { !isBlank($0) })
+        else { return nil }
+        let tokenEnd = bytes.index(after: tokenLast)
+        guard !bytes[tokenStart..<tokenEnd].contains(where: isBlank) else { return nil }
+        return String(authorization[tokenStart..<tokenEnd])
     }
 }

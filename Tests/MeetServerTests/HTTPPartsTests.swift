@@ -10,6 +10,7 @@ struct HTTPPartsTests {
         ("Bearer abc", "abc"), ("bearer  abc ", "abc"), ("BEARER abc", "abc"),
         ("Basic abc", nil), ("Bearer", nil), ("Bearer   ", nil), ("", nil),
         ("Bearer\tabc", "abc"), (" Bearer abc", "abc"), ("Bearer a b", nil), ("Bearerabc", nil), ("Bearer abc==", "abc=="),
+        ("bEaReR abc\t ", "abc"), ("Béarer abc", nil), ("Bearer ábc", "ábc"), ("Bearer\u{A0}abc", nil), ("Bearers abc", nil),
     ] as [(String, String?)])
     func bearerTokens(header: String, token: String?) {
         // One reading for the REST middleware, the WebSocket upgrade and STOMP CONNECT.
