@@ -18,6 +18,15 @@ struct HTTPPartsTests {
         #expect(StompCredentials(headers: ["Authorization": header]).bearerToken == token)
     }
 
+    /// Only a query with `%00` (or a NUL byte) is decoded to look for a NUL.
+    @Test(arguments: [
+        ("q=Mal%00lory", true), ("a=%%00", true), ("a=%0%00", true), ("a=\u{0}", true),
+        ("a=%0", false), ("a=100%25", false), ("a=%2500", false), ("a=0%200", false), ("", false),
+    ])
+    func queriesThatMayHoldNUL(query: String, mayHold: Bool) {
+        #expect(NULField.mayHoldNUL(query: query) == mayHold)
+    }
+
     @Test(arguments: [
         ("uk-UA,uk;q=0.9,en;q=0.8", "uk"), ("EN", "en"), ("*", "en"), (nil, "en"), ("", "en"), ("de-CH", "de"),
     ] as [(String?, String)])

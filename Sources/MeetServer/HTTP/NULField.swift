@@ -53,9 +53,26 @@ enum NULField {
         return false
     }
 
-    /// The query parameters holding U+0000, by name.
+    /// The query parameters holding U+0000, by name. A decoded value holds one only where the
+    /// query has `%00` (or a NUL byte): other queries are not decoded here, which cost 20,000
+    /// instructions, 2 % of a feed request (issue 21).
     static func queryParameters(of request: Request) -> [String] {
-        request.uri.queryParameters.compactMap { name, value in value.unicodeScalars.contains("\0") ? String(name) : nil }
+        guard let query = request.uri.query, mayHoldNUL(query: query) else { return [] }
+        return request.uri.queryParameters.compactMap { name, value in value.unicodeScalars.contains("\0") ? String(name) : nil }
+    }
+
+    static func mayHoldNUL(query: String) -> Bool {
+        var percents = 0  // how many of `%`, `0` were just seen
+        for byte in query.utf8 {
+            if byte == 0 { return true }
+            switch (percents, byte) {
+            case (_, UInt8(ascii: "%")): percents = 1
+            case (1, UInt8(ascii: "0")): percents = 2
+            case (2, UInt8(ascii: "0")): return true
+            default: percents = 0
+            }
+        }
+        return false
     }
 }
 
