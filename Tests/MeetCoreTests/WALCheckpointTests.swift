@@ -20,12 +20,12 @@ struct WALCheckpointTests {
                 for _ in 0..<100 { try db.execute(sql: "INSERT INTO filler (text) VALUES (?)", arguments: [page]) }
             }
         }
-        let frames = try await database.writer.writeWithoutTransaction { db in
+        let threshold = try await database.writer.writeWithoutTransaction { db in
             try Row.fetchOne(db, sql: "PRAGMA wal_autocheckpoint").map { $0[0] as Int }
         }
-        #expect(frames == AppDatabase.walCheckpointPages)
+        #expect(threshold == AppDatabase.walCheckpointPages)
         let logFrames = try await database.writer.writeWithoutTransaction { db in
-            // (busy, frames in the log, frames copied): a passive checkpoint only reports.
+            // (busy, frames in the log, frames copied): the log's size before this checkpoint.
             try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)").map { $0[1] as Int }
         }
         #expect(try #require(logFrames) > 1_400)

@@ -66,7 +66,7 @@ public final class AppDatabase: Sendable {
         try db.execute(sql: "PRAGMA mmap_size = 1073741824")
         // Only the writer commits, so only its setting counts. SQLite's default (1,000 pages)
         // copied the same few hot pages (a room's row, the indexes' last leaves) back into the
-        // file every 40 or so chat commits: 4.4 % of a durable post's CPU (issue 10). At
+        // file every 20 or so chat commits: 4.4 % of a durable post's CPU (issue 10). At
         // 10,000 pages (a log of up to 40 MB) that fell to 1.5 %.
         try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walCheckpointPages)")
     }

@@ -61,6 +61,7 @@ enum NULField {
         return request.uri.queryParameters.compactMap { name, value in value.unicodeScalars.contains("\0") ? String(name) : nil }
     }
 
+    /// Whether `query`, as sent (percent-encoded), has `%00` or a NUL byte.
     static func mayHoldNUL(query: String) -> Bool {
         var percents = 0  // how many of `%`, `0` were just seen
         for byte in query.utf8 {
