@@ -67,7 +67,9 @@ public final class AppDatabase: Sendable {
         // Only the writer commits, so only its setting counts. SQLite's default (1,000 pages)
         // copied the same few hot pages (a room's row, the indexes' last leaves) back into the
         // file every 20 or so chat commits: 4.4 % of a durable post's CPU (issue 10). At
-        // 10,000 pages (a log of up to 40 MB) that fell to 1.5 %.
+        // 10,000 pages (a log of up to 40 MB) that fell to 1.5 %. The price: while no chat
+        // commit (FULL) syncs the log, a power loss may drop up to that many pages of recent
+        // NORMAL commits rather than 1,000.
         try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walCheckpointPages)")
     }
 
