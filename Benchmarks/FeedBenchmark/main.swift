@@ -42,8 +42,7 @@ if !alreadySeeded {
     var seeder = Seeder(random: SplitMix(state: 42), now: now)
     let seeding = try clock.measure { try seeder.seed(pool, users: userCount, meetings: meetingCount) }
     print("seeded \(meetingCount) meetings, \(userCount) users in \(seeding)")
-    // Start with every page in the file: a running server's log holds up to 10,000 pages
-    // not yet copied back (AppDatabase), which reads find through the WAL index.
+    // A running server checkpoints as it goes; start from that steady state.
     try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
 }
 

@@ -64,17 +64,7 @@ public final class AppDatabase: Sendable {
         // Reads map the file instead of copying pages through read(2): the feed reads
         // thousands of scattered meeting rows per query, and the copies were a fifth of its CPU.
         try db.execute(sql: "PRAGMA mmap_size = 1073741824")
-        // Only the writer commits, so only its setting counts. SQLite's default (1,000 pages)
-        // copied the same few hot pages (a room's row, the indexes' last leaves) back into the
-        // file every 20 or so chat commits: 4.4 % of a durable post's CPU (issue 10). At
-        // 10,000 pages (a log of up to 40 MB) that fell to 1.5 %. The price: while no chat
-        // commit (FULL) syncs the log, a power loss may drop up to that many pages of recent
-        // NORMAL commits rather than 1,000.
-        try db.execute(sql: "PRAGMA wal_autocheckpoint = \(walCheckpointPages)")
     }
-
-    /// How many pages the write-ahead log grows to before a commit copies it into the file.
-    static let walCheckpointPages = 10_000
 
     /// Runs a short read, a few rows on a request's path, on the calling thread when one of
     /// the ``InlineReaders`` is idle, else through the pool like `reader.read`. Long reads
