@@ -21,10 +21,10 @@ extension FeedPage: ResponseGenerator {
 extension FeedPage {
     /// The page as UTF-8 JSON.
     var jsonBytes: [UInt8] {
-        var json = JSONBytes(reservingCapacity: 128 + 1024 * items.count)
+        var json = JSONBytes(reservingCapacity: 128 + 1024 * entries.count)
         json.open()
         json.key("items")
-        json.array(items) { json, item in item.write(to: &json) }
+        json.array(entries) { json, item in item.write(to: &json) }
         // The list envelope always names `nextCursor`, null on the last page (docs/conventions.md).
         json.key("nextCursor")
         if let nextCursor { json.string(nextCursor) } else { json.raw("null") }
@@ -33,11 +33,11 @@ extension FeedPage {
     }
 }
 
-extension Meeting {
+extension FeedPage.Item {
     /// Writes the meeting as one JSON object; absent optionals are left out, as `JSONEncoder` does.
-    /// All but the distance comes from `RenderedMeetings` when the meeting was written lately.
+    /// All but the distance comes from `RenderedMeetings` when this reading was written lately.
     fileprivate func write(to json: inout JSONBytes) {
-        json.openWithFields(RenderedMeetings.shared.json(of: self) { meeting in
+        json.openWithFields(RenderedMeetings.shared.json(of: shown) { meeting in
             var fields = JSONBytes(reservingCapacity: 1024)
             meeting.writeFields(to: &fields)
             return fields.bytes
@@ -45,9 +45,11 @@ extension Meeting {
         json.field("distanceKm", number: distanceKm)
         json.close()
     }
+}
 
+extension Meeting {
     /// The object up to its distance, left open.
-    private func writeFields(to json: inout JSONBytes) {
+    fileprivate func writeFields(to json: inout JSONBytes) {
         json.open()
         json.field("id", id)
         json.field("organizerId", organizerId)

@@ -60,7 +60,7 @@ import Testing
             startsAt: MeetingFixture.now, endsAt: nil, online: true, place: nil, price: nil, maxParticipants: nil,
             memberCount: 1, membersMayInvite: false, activityIds: [], photoId: nil, createdAt: MeetingFixture.now,
             updatedAt: MeetingFixture.now, revision: 1, distanceKm: nil)
-        let item = FeedPageMeetings.Item(meeting: meeting, isListed: true, point: nil)
+        let item = PageMeeting(meeting: meeting, isListed: true, point: nil)
         let before = meetings.generation
         // A commit touched meeting 1 while the read was under way.
         meetings.drop([1])

@@ -30,6 +30,29 @@ import Testing
         }
     }
 
+    /// Pages write the meetings they showed lately from kept texts (`RenderedMeetings`): a
+    /// join and an edit still show in the very next page.
+    @Test func theFeedsJSONFollowsJoinsAndEdits() async throws {
+        try await TestServer.run { server in
+            let ann = try await server.signedInUser()
+            let bob = try await server.signedInUser()
+            let created = try await server.send(
+                .post, "/api/v1/meetings", json: MeetingEndToEndTests.draft(["title": "pair", "maxParticipants": 3]), token: ann.token)
+            let id = try #require(created.string("id"))
+            func shown() async throws -> (title: String?, members: Int?) {
+                let items = try await server.send(.get, Self.nearby, token: bob.token).json["items"] as? [[String: Any]]
+                let meeting = try #require(items?.first)
+                return (meeting["title"] as? String, meeting["memberCount"] as? Int)
+            }
+            #expect(try await shown() == ("pair", 1))
+            #expect(try await shown() == ("pair", 1))
+            #expect(try await server.send(.post, "/api/v1/meetings/\(id)/join", token: bob.token).status == 200)
+            #expect(try await shown() == ("pair", 2))
+            #expect(try await server.send(.patch, "/api/v1/meetings/\(id)", json: ["title": "trio"], token: ann.token).status == 200)
+            #expect(try await shown() == ("trio", 2))
+        }
+    }
+
     /// The feed checks its bearer token inside its own read (BearerAuthMiddleware leaves it
     /// to the route): the answers must be those of any other route.
     @Test(.timeLimit(.minutes(1))) func theFeedRefusesTokensLikeEveryRoute() async throws {

@@ -111,17 +111,17 @@ extension MeetingService {
             index.pageMeetings.store(read, readSince: generation)
             found.merge(read) { kept, _ in kept }
         }
-        let items = numbers.compactMap { number -> Meeting? in
-            guard let item = found[number], item.isListed, !hiddenOrganizers.contains(item.meeting.organizerId) else { return nil }
-            var meeting = item.meeting
-            if let center, let point = item.point { meeting.distanceKm = center.distanceKm(to: point) }
-            return meeting
+        let items = numbers.compactMap { number -> FeedPage.Item? in
+            guard let shown = found[number], shown.isListed, !hiddenOrganizers.contains(shown.meeting.organizerId) else { return nil }
+            var distanceKm: Double?
+            if let center, let point = shown.point { distanceKm = center.distanceKm(to: point) }
+            return FeedPage.Item(shown: shown, distanceKm: distanceKm)
         }
-        return FeedPage(items: items, nextCursor: next)
+        return FeedPage(entries: items, nextCursor: next)
     }
 
     /// The meetings `numbers` read from `db`, as pages show them; those not found are left out.
-    private func pageMeetings(_ numbers: [Int64], in db: Database) throws -> [Int64: FeedPageMeetings.Item] {
+    private func pageMeetings(_ numbers: [Int64], in db: Database) throws -> [Int64: PageMeeting] {
         let numbersJSON = "[" + numbers.map(String.init).joined(separator: ",") + "]"
         // Cached statements: the same two queries for every page.
         let records = try MeetingRecord.fetchAll(
@@ -134,12 +134,12 @@ extension MeetingService {
         while let row = try rows.next() {
             activities[row[0], default: []].append(row[1])
         }
-        var items: [Int64: FeedPageMeetings.Item] = [:]
+        var items: [Int64: PageMeeting] = [:]
         for record in records {
             guard let number = record.number else { continue }
             var point: Coordinate?
             if !record.online, let lat = record.lat, let lon = record.lon { point = Coordinate(lat: lat, lon: lon) }
-            items[number] = FeedPageMeetings.Item(
+            items[number] = PageMeeting(
                 meeting: record.meeting(activityIds: activities[number] ?? []),
                 isListed: !record.isCancelled && record.visibility == .public, point: point)
         }

@@ -11,32 +11,12 @@ import Synchronization
 /// what it read only if nothing was dropped since before its read began (`generation`), so
 /// a row older than a drop is never kept. Bounded: past `byteBudget` it starts afresh.
 final class FeedPageMeetings: Sendable {
-    /// A meeting as a page shows it, without the distance (which depends on the point asked
-    /// about), and what a page checks before showing it.
-    struct Item: Sendable {
-        var meeting: Meeting
-        /// Public and not cancelled: a meeting cancelled or made private since the first page
-        /// drops out of later pages.
-        var isListed: Bool
-        /// Where it is, for the distance; `nil` online or without a point.
-        var point: Coordinate?
-
-        /// Memory taken, roughly: its texts and an allowance for the rest.
-        var bytes: Int {
-            let meeting = self.meeting
-            let place = meeting.place.map { [$0.name, $0.address, $0.city, $0.country, $0.timeZone] } ?? []
-            let texts = [meeting.id, meeting.organizerId, meeting.title, meeting.description, meeting.photoId ?? ""]
-                + place + meeting.activityIds
-            return texts.reduce(512) { $0 + $1.utf8.count + 16 }
-        }
-    }
-
     /// What the kept meetings may take together: some 30,000 of a typical size, 1,000 of the
     /// longest descriptions.
     static let byteBudget = 16 << 20
 
     private struct State {
-        var items: [Int64: Item] = [:]
+        var items: [Int64: PageMeeting] = [:]
         var bytes = 0
         var generation: UInt64 = 0
     }
@@ -47,9 +27,9 @@ final class FeedPageMeetings: Sendable {
     var generation: UInt64 { state.withLock(\.generation) }
 
     /// The kept items among `numbers`.
-    func items(_ numbers: [Int64]) -> [Int64: Item] {
+    func items(_ numbers: [Int64]) -> [Int64: PageMeeting] {
         state.withLock { state in
-            var found: [Int64: Item] = [:]
+            var found: [Int64: PageMeeting] = [:]
             found.reserveCapacity(numbers.count)
             for number in numbers {
                 if let item = state.items[number] { found[number] = item }
@@ -60,7 +40,7 @@ final class FeedPageMeetings: Sendable {
 
     /// Keeps `items`, read from a snapshot taken after `generation` was; not if a meeting
     /// was dropped since, as the snapshot may predate that commit.
-    func store(_ items: [Int64: Item], readSince generation: UInt64) {
+    func store(_ items: [Int64: PageMeeting], readSince generation: UInt64) {
         state.withLock { state in
             guard state.generation == generation else { return }
             let added = items.values.reduce(0) { $0 + $1.bytes }

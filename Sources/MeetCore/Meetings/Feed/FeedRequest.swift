@@ -80,11 +80,42 @@ public struct FeedRequest: Sendable, Equatable {
 }
 
 /// One page of the feed.
-public struct FeedPage: Codable, Sendable, Equatable {
-    /// The meetings of this page, in the requested order.
-    public var items: [Meeting]
+public struct FeedPage: Encodable, Sendable, Equatable {
+    /// One meeting of a page, at its distance from the point the feed was asked about.
+    package struct Item: Sendable {
+        /// Shared with the page cache and other pages.
+        package let shown: PageMeeting
+        package let distanceKm: Double?
+
+        var meeting: Meeting {
+            var meeting = shown.meeting
+            meeting.distanceKm = distanceKm
+            return meeting
+        }
+    }
+
+    /// The meetings of this page, in the requested order, as `Item`s.
+    package let entries: [Item]
     /// Pass it back as `cursor` for the next page; null on the last page.
-    public var nextCursor: String?
+    public let nextCursor: String?
+
+    /// The meetings of this page, in the requested order.
+    public var items: [Meeting] { entries.map(\.meeting) }
+
+    init(entries: [Item], nextCursor: String?) {
+        self.entries = entries
+        self.nextCursor = nextCursor
+    }
+
+    /// A page of `items` as if each were read anew.
+    init(items: [Meeting], nextCursor: String?) {
+        entries = items.map { Item(shown: PageMeeting(meeting: $0, isListed: true, point: nil), distanceKm: $0.distanceKm) }
+        self.nextCursor = nextCursor
+    }
+
+    public static func == (left: FeedPage, right: FeedPage) -> Bool {
+        left.items == right.items && left.nextCursor == right.nextCursor
+    }
 
     private enum CodingKeys: String, CodingKey {
         case items, nextCursor
