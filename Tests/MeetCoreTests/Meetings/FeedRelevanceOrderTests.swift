@@ -75,6 +75,29 @@ import Testing
         #expect(turnedAway > 80)
     }
 
+    /// Meetings alike but for where they are, nearly full so that fullness leaves the bound
+    /// no slack, none tied to the viewer: relevance ranks them by nearness alone. Reading
+    /// the nearest cells first and each cell only while its meetings can rank
+    /// (`FeedRankingKey.lowest(locatedFrom:nearestKm:)`) must not turn away one that ranks.
+    @Test func cellsAreReadOnlyWhileTheirMeetingsCanRank() {
+        var random = SpatialGridTests.Lcg(state: 7)
+        let rows = (1...500).map { number in
+            FeedRow(
+                number: Int64(number), startsAt: Self.start + Double(3600 * (1 + number % 3)), online: false,
+                lat: Self.center.lat + Double.random(in: -0.25...0.25, using: &random),
+                lon: Self.center.lon + Double.random(in: -0.35...0.35, using: &random),
+                memberCount: 99, maxParticipants: 100, isFree: true, organizerId: "u0")
+        }
+        let state = IndexedFeedRows(rows)
+        for (depth, radiusKm) in [(1, 30.0), (7, 30), (40, 30), (100, 20), (30, 12)] {
+            let request = FeedRequest(lat: Self.center.lat, lon: Self.center.lon, radiusKm: radiusKm, sort: .relevance)
+            let expected = scan(state.state, state.rows, request, from: Self.start, viewer: FeedViewer())
+            let ranked = state.state.rank(request, from: Self.start, viewer: FeedViewer(), now: Self.start, depth: depth, sorted: depth)
+            #expect(ranked == Array(expected.prefix(depth)), "depth \(depth)")
+            #expect(expected.count > 2 * depth)
+        }
+    }
+
     /// Every meeting of `state` near `request`'s point that it admits, ranked from its row.
     func scan(
         _ state: FeedIndexState, _ rows: [Int64: FeedRow], _ request: FeedRequest, from: Double, viewer: FeedViewer

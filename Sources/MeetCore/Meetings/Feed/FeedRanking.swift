@@ -85,11 +85,23 @@ extension FeedIndexState {
             // turns more away.
             if key.ranksOnlineHigh { offerOnline() }
             let center = CircleDistance(circle)
-            for list in cellLists(near: circle) {
-                for slot in list {
-                    let entry = entries[Int(slot)]
-                    if let distance = center.distanceKm(to: entry) { consider(slot, entry, distanceKm: distance) }
+            func offer(_ slot: Int32) {
+                let entry = entries[Int(slot)]
+                if let distance = center.distanceKm(to: entry) { consider(slot, entry, distanceKm: distance) }
+            }
+            // The nearest cells first: in distance and relevance they rank highest. A cell's
+            // list is read in time order until no later meeting of it can rank (no nearer
+            // than the cell, no sooner than the one at hand), then only for ties.
+            for cell in cellsByDistance(near: circle) {
+                var position = 0
+                while position < cell.list.count {
+                    let slot = cell.list[position]
+                    if let worst = kept.worst,
+                       key.lowest(locatedFrom: entries[Int(slot)].startsAt, nearestKm: cell.nearestKm) > worst.key { break }
+                    offer(slot)
+                    position += 1
                 }
+                for slot in cell.list[position...] where key.isTied(slot) { offer(slot) }
             }
             if !key.ranksOnlineHigh { offerOnline() }
         } else {
@@ -105,25 +117,41 @@ extension FeedIndexState {
 
     /// The slots of located meetings in the grid cells that cover `circle`, cell by cell.
     func cellLists(near circle: GeoCircle) -> [[Int32]] {
+        var lists: [[Int32]] = []
+        guard forEachCell(near: circle, { _, _, list in lists.append(list) }) else { return Array(cells.values) }
+        return lists
+    }
+
+    /// `cellLists(near:)` with how near each cell comes to the centre, nearest first.
+    func cellsByDistance(near circle: GeoCircle) -> [(list: [Int32], nearestKm: Double)] {
+        let bound = FeedCellDistance(circle)
+        var lists: [(list: [Int32], nearestKm: Double)] = []
+        guard forEachCell(near: circle, { latIndex, lonIndex, list in
+            lists.append((list, bound.nearestKm(latIndex: latIndex, lonIndex: lonIndex)))
+        }) else { return cells.values.map { ($0, 0) } }
+        lists.sort { $0.nearestKm < $1.nearestKm }
+        return lists
+    }
+
+    /// Calls `body` with each grid cell that covers `circle` and has meetings; `false` (and no
+    /// call) for a huge circle (near a pole), which covers more cells than exist: its
+    /// caller reads every one, and the distance test decides anyway.
+    private func forEachCell(near circle: GeoCircle, _ body: (Int64, Int64, [Int32]) -> Void) -> Bool {
         let cellDegrees = Self.cellDegrees
         func index(_ degrees: Double) -> Int64 { Int64((degrees / cellDegrees).rounded(.down)) }
         let boxes = circle.boundingBoxes
         let probes = boxes.reduce(0) { sum, box in
             sum + Int(index(box.maxLat) - index(box.minLat) + 1) * Int(index(box.maxLon) - index(box.minLon) + 1)
         }
-        // A huge circle (near a pole) covers more cells than exist: read every one; the
-        // distance test decides anyway.
-        guard probes <= cells.count else { return Array(cells.values) }
-        var lists: [[Int32]] = []
-        lists.reserveCapacity(probes)
+        guard probes <= cells.count else { return false }
         for box in boxes {
             for latIndex in index(box.minLat)...index(box.maxLat) {
                 for lonIndex in index(box.minLon)...index(box.maxLon) {
-                    if let list = cells[Self.cell(latIndex: latIndex, lonIndex: lonIndex)] { lists.append(list) }
+                    if let list = cells[Self.cell(latIndex: latIndex, lonIndex: lonIndex)] { body(latIndex, lonIndex, list) }
                 }
             }
         }
-        return lists
+        return true
     }
 
     /// Per slot, in how many of `lists` it is (up to 255): how many of the viewer's friends
@@ -148,6 +176,10 @@ private protocol FeedRankingKey {
     /// knows none.
     func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double
 
+    /// A key no located meeting starting at `startsAt` or later, `nearestKm` or farther from
+    /// the centre, is below unless `isTied` says so of it; -∞ when the order knows none.
+    func lowest(locatedFrom startsAt: Double, nearestKm: Double) -> Double
+
     /// Whether the meeting in `slot` may rank above what `lowest` says.
     func isTied(_ slot: Int32) -> Bool
 
@@ -157,6 +189,7 @@ private protocol FeedRankingKey {
 
 extension FeedRankingKey {
     func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double { -.infinity }
+    func lowest(locatedFrom startsAt: Double, nearestKm: Double) -> Double { -.infinity }
     func isTied(_ slot: Int32) -> Bool { false }
     var ranksOnlineHigh: Bool { false }
 }
@@ -171,6 +204,7 @@ private struct DistanceKey: FeedRankingKey {
     }
 
     func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double { .infinity }
+    func lowest(locatedFrom startsAt: Double, nearestKm: Double) -> Double { nearestKm }
 }
 
 private struct PopularityKey: FeedRankingKey {
@@ -195,6 +229,10 @@ private struct RelevanceKey: FeedRankingKey {
 
     func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double {
         -relevance.bestWithoutTies(onlineFrom: startsAt, fullness: fullness)
+    }
+
+    func lowest(locatedFrom startsAt: Double, nearestKm: Double) -> Double {
+        -relevance.bestWithoutTies(locatedFrom: startsAt, nearestKm: nearestKm)
     }
 
     /// The viewer shares an activity with it or has a friend going.

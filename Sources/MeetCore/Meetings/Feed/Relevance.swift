@@ -41,6 +41,14 @@ struct Relevance: Sendable {
         0.25 * 0.5 + 0.15 * soon(startsAt) + 0.10 * fullness + 1e-9
     }
 
+    /// The best score of a located meeting starting at `startsAt` or later, `nearestKm` or
+    /// farther from the point asked about, with none of the viewer's activities or friends:
+    /// what `score` gives it at most (a meeting with places left is less than full), a hair
+    /// above for rounding.
+    func bestWithoutTies(locatedFrom startsAt: Double, nearestKm: Double) -> Double {
+        0.25 * (hasCenter ? 5 / (5 + nearestKm) : 0.5) + 0.15 * soon(startsAt) + 0.10 + 1e-9
+    }
+
     /// T: 1 now, ½ in two days (172,800 s), less the later it starts.
     private func soon(_ startsAt: Double) -> Double {
         172_800 / (172_800 + max(0, startsAt - now))
