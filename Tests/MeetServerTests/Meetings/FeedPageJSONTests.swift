@@ -56,10 +56,8 @@ import Testing
 
     /// Pages write a reading of a meeting once (`RenderedMeetings`, by its version): the same
     /// reading elsewhere is not written again, with each page's own distance; another reading
-    /// of the same meeting (as after a change) is written afresh.
+    /// of the same meeting (as after a change) is written afresh and replaces the first.
     @Test func writesEachReadingOnce() throws {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
         let rendered = RenderedMeetings(byteBudget: 1 << 20)
         var writes = 0
         func bytes(_ page: FeedPage) -> [UInt8] {
@@ -84,6 +82,22 @@ import Testing
         let changed = FeedPage(items: [meeting], nextCursor: nil)
         #expect(String(decoding: bytes(changed), as: UTF8.self) == #"[{"title":"Go","distanceKm":0.123456789}]"#)
         #expect(writes == 2)
+        // One text per meeting: the new reading's replaced the first's.
+        _ = bytes(first)
+        #expect(writes == 3)
+    }
+
+    /// A page written from a kept text says what `JSONEncoder` says, at its own distance.
+    @Test func writesAKeptReadingAsJSONEncoderDoes() throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        let first = FeedPage(items: [Self.full, Self.bare], nextCursor: "abc.20")
+        let later = FeedPage(
+            entries: [FeedPage.Item(shown: first.entries[1].shown, distanceKm: 3), FeedPage.Item(shown: first.entries[0].shown, distanceKm: nil)],
+            nextCursor: nil)
+        for page in [first, later, first] {
+            #expect(try parsed(Data(page.jsonBytes)) == parsed(encoder.encode(page)))
+        }
     }
 
     /// Texts of 10 bytes here: two fit the budget, a third starts the store afresh.
@@ -96,12 +110,16 @@ import Testing
                 return Array("{\"id\":\"\(meeting.id)\"".utf8)
             }
         }
-        let (first, second, third) = (reading(Self.bare), reading(Self.full), reading(Self.bare))
+        var other = Self.bare
+        other.id = "m3"
+        let (first, second, third) = (reading(Self.bare), reading(Self.full), reading(other))
         json(first)
         json(second)
         json(first)
         #expect(writes == 2)
-        json(third)  // past its budget: the store starts afresh
+        json(third)  // past its budget: the store starts afresh with this one
+        json(third)
+        #expect(writes == 3)
         json(first)
         #expect(writes == 4)
     }

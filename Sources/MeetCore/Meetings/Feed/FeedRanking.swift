@@ -19,10 +19,11 @@ extension FeedIndexState {
     /// Nearby: the grid cells around the circle, cut to the circle, plus the online
     /// meetings. Without a point: every meeting from `from` on, in time order. Candidates
     /// are offered to a `SmallestMeetings`, which turns away those that cannot make the
-    /// depth, and only the first `sorted` are sorted. An online band stops once its later
-    /// meetings cannot rank (`FeedRankingKey.lowest`: in relevance, and in distance once the
-    /// depth is of located meetings); the date order near a point
-    /// takes candidates by windows of time and stops once `depth` are in (`rankByDate`).
+    /// depth, and only the first `sorted` are sorted. An online band, or a cell (read nearest
+    /// first), stops once its later meetings cannot rank unless tied to the viewer
+    /// (`FeedRankingKey.lowest`: in relevance, and in distance once the depth is of nearer
+    /// meetings); the date order near a point takes candidates by windows of time and stops
+    /// once `depth` are in (`rankByDate`).
     func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, now: Double, depth: Int, sorted: Int) -> [RankedMeeting] {
         switch request.sort {
         case .date:

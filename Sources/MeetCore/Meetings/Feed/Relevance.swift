@@ -42,11 +42,11 @@ struct Relevance: Sendable {
     }
 
     /// The best score of a located meeting starting at `startsAt` or later, `nearestKm` or
-    /// farther from the point asked about, with none of the viewer's activities or friends:
-    /// what `score` gives it at most (a meeting with places left is less than full), a hair
-    /// above for rounding.
+    /// farther from the point asked about (a feed with a point), with none of the viewer's
+    /// activities or friends: what `score` gives it at most (a meeting with places left is
+    /// less than full), a hair above for rounding.
     func bestWithoutTies(locatedFrom startsAt: Double, nearestKm: Double) -> Double {
-        0.25 * (hasCenter ? 5 / (5 + nearestKm) : 0.5) + 0.15 * soon(startsAt) + 0.10 + 1e-9
+        0.25 * 5 / (5 + nearestKm) + 0.15 * soon(startsAt) + 0.10 + 1e-9
     }
 
     /// T: 1 now, ½ in two days (172,800 s), less the later it starts.
