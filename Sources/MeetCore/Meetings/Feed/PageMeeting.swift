@@ -3,8 +3,8 @@ import Synchronization
 /// A meeting as feed pages show it, without its distance (which depends on the point asked
 /// about): read once, then shared by reference between the page cache (`FeedPageMeetings`)
 /// and every page that shows it, so that a page copies a pointer rather than the meeting's
-/// twenty-odd fields (issue 21: the copies and comparisons of whole meetings took a fifth of
-/// a date feed request, callgrind).
+/// twenty-odd fields (issue 21: sharing them took a sixth off a date feed request's
+/// instructions, callgrind).
 package final class PageMeeting: Sendable {
     package let meeting: Meeting
     /// Unique to this reading of the meeting. A meeting changed by a commit is dropped from
