@@ -15,6 +15,11 @@ import WebSocket
     func withEchoServer(_ body: @escaping @Sendable (Int, @escaping @Sendable () async -> Void) async throws -> Void) async throws {
         let router = Router()
         router.get("/health") { _, _ in HTTPResponse.Status.ok }
+        // Where a handler runs once it has waited for work elsewhere.
+        router.get("/thread") { _, _ -> String in
+            try await Task.sleep(for: .milliseconds(2))
+            return MultiThreadedEventLoopGroup.currentEventLoop == nil ? "not an event loop" : "event loop"
+        }
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router,
@@ -82,6 +87,17 @@ import WebSocket
 
             let health = try await Self.exchange(port: port, request: "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             #expect(String(decoding: health, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK\r\n"))
+        }
+    }
+
+    /// Requests are handled on their connection's event loop, not Swift's cooperative pool,
+    /// also after an await hands the task elsewhere (issue 21: two thread wake-ups saved).
+    @Test func requestsRunOnTheirConnectionsEventLoop() async throws {
+        try await self.withEchoServer { port, _ in
+            let reply = try await Self.exchange(port: port, request: "GET /thread HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let text = String(decoding: reply, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 200 OK\r\n"))
+            #expect(text.hasSuffix("\r\n\r\nevent loop"))
         }
     }
 

@@ -64,7 +64,9 @@ struct HTTP1WebSocketChannel: ServerChildChannel, HTTPChannelHandler {
         do {
             switch try await value.upgradeResult.get() {
             case .http(let http):
-                await self.handleHTTP(asyncChannel: http, logger: logger)
+                await withTaskExecutorPreference(EventLoopTaskExecutor(value.channel.eventLoop)) {
+                    await self.handleHTTP(asyncChannel: http, logger: logger)
+                }
             case .webSocket(let channel):
                 // The WebSocket layer owns the connection now; one task keeps them all.
                 if webSockets.hold(channel) { await webSockets.keep() }
