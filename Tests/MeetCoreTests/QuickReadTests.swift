@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 @testable import MeetCore
@@ -43,6 +44,33 @@ struct QuickReadTests {
         let nested = try readers.read { _ in try readers.read { _ in 1 } }
         #expect(nested == .some(nil))
         #expect(try readers.read { db in try Int.fetchOne(db, sql: "SELECT 2") } == 2)
+    }
+
+    /// `readWithoutPool` answers while every reader of the pool is held (as by HTTP requests
+    /// whose tasks wait for the very event loop that reads), where `reader.read` would wait.
+    @Test func aReadWithoutThePoolAnswersWhileEveryPoolReaderIsHeld() throws {
+        let (held, release) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let pooled = Configuration().maximumReaderCount
+        for _ in 0..<pooled { database.reader.asyncRead { _ in held.signal(); release.wait() } }
+        for _ in 0..<pooled { held.wait() }
+        final class Answer: Sendable { let value = Mutex<Int?>(nil) }
+        let (answered, answer) = (DispatchSemaphore(value: 0), Answer())
+        Thread.detachNewThread { [database] in
+            answer.value.withLock { $0 = try? database.readWithoutPool { db in try Int.fetchOne(db, sql: "SELECT 7") } }
+            answered.signal()
+        }
+        let inTime = answered.wait(timeout: .now() + 10) == .success
+        for _ in 0..<pooled { release.signal() }
+        if !inTime { answered.wait() }
+        #expect(inTime)
+        #expect(answer.value.withLock { $0 } == 7)
+    }
+
+    /// A read that must not take the pool waits its turn when every inline connection is busy.
+    @Test func aReadWaitingForAConnectionGetsOne() throws {
+        let readers = try InlineReaders(path: folder.url.appendingPathComponent("meetupd.sqlite").path, count: 1) { _ in }
+        let nested = try readers.read { _ in try readers.readWaiting { db in try Int.fetchOne(db, sql: "SELECT 3") } }
+        #expect(nested == .some(3))
     }
 
     /// A read leaving some connections idle (`quickRead(leavingHalf:)`) takes one only while

@@ -209,9 +209,10 @@ public final class ChatService: Sendable {
     }
 
     /// The room's last seq (0 for an empty room), read at once on the calling thread: a relay
-    /// reads it when a room gets its first local subscriber, before the subscriber is added.
+    /// reads it when a room gets its first local subscriber, before the subscriber is added,
+    /// under the broker's lock on an event loop (so not through the pool: `readWithoutPool`).
     public func lastSeq(of meetingId: String) throws -> Int64 {
-        try database.reader.read { db in
+        try database.readWithoutPool { db in
             try Int64.fetchOne(db, sql: "SELECT max(seq) FROM chatMessage WHERE roomId = ?",
                                arguments: [ChatRoomId.meeting(meetingId)]) ?? 0
         }
@@ -228,9 +229,9 @@ public final class ChatService: Sendable {
     }
 
     /// The last position in `userId`'s direct inbox (0 when empty): where a node's delivery to
-    /// that user's sessions starts when their first session subscribes.
+    /// that user's sessions starts when their first session subscribes (read as `lastSeq` is).
     public func lastInboxPosition(of userId: String) throws -> Int64 {
-        try database.reader.read { db in
+        try database.readWithoutPool { db in
             try Int64.fetchOne(db, sql: "SELECT max(position) FROM directInbox WHERE userId = ?", arguments: [userId]) ?? 0
         }
     }

@@ -85,6 +85,15 @@ public final class AppDatabase: Sendable {
         return try await reader.read(body)
     }
 
+    /// A short read on the calling thread that never waits for the pool's readers, for code
+    /// that must read while holding a lock on an event loop (the relay's first subscriber to a
+    /// room). A pool reader taken by an HTTP request goes back only when the request's task
+    /// resumes on its event loop, so waiting for one there could wait for itself.
+    public func readWithoutPool<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        guard let inlineReaders else { return try reader.read(body) }
+        return try inlineReaders.readWaiting(body)
+    }
+
     /// Names of the migrations applied so far, in order.
     public func appliedMigrations() throws -> [String] {
         try reader.read { db in try Schema.migrator.appliedMigrations(db) }

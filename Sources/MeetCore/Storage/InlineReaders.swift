@@ -13,6 +13,8 @@ import Synchronization
 /// busy it does not wait but hops to the pool as before.
 final class InlineReaders: Sendable {
     private let idle: Mutex<[DatabaseQueue]>
+    /// One more connection, for ``readWaiting(_:)`` when all of `idle` are busy.
+    private let inTurn: Mutex<DatabaseQueue>
     /// How many connections there are.
     let count: Int
 
@@ -24,6 +26,7 @@ final class InlineReaders: Sendable {
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase(prepare)
         idle = Mutex(try (0..<count).map { _ in try DatabaseQueue(path: path, configuration: configuration) })
+        inTurn = Mutex(try DatabaseQueue(path: path, configuration: configuration))
         self.count = count
     }
 
@@ -33,6 +36,14 @@ final class InlineReaders: Sendable {
         guard let connection = idle.withLock({ $0.count > spare ? $0.popLast() : nil }) else { return nil }
         defer { idle.withLock { $0.append(connection) } }
         return try connection.readNow(body)
+    }
+
+    /// `body`'s result, read on the calling thread, waiting for a connection if all are busy.
+    /// The wait cannot close a cycle: these connections only ever run short reads that never
+    /// suspend, so whoever holds one gives it back without needing anything else.
+    func readWaiting<T: Sendable>(_ body: (Database) throws -> T) throws -> T {
+        if let value = try read(body) { return value }
+        return try inTurn.withLock { connection in try connection.readNow(body) }
     }
 }
 
