@@ -49,9 +49,4 @@ public final class IncomingMedia {
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return }
         try handle.write(contentsOf: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: start), count: bytes.count, deallocator: .none))
     }
-
-    /// Flushes what was received; the file is then read by the processing queue.
-    func finish() throws {
-        try handle.synchronize()
-    }
 }

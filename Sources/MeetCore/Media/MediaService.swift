@@ -40,7 +40,8 @@ public final class MediaService: Sendable {
     /// - Throws: `media.unsupportedType`, `media.typeMismatch` (415), `media.malformed`,
     ///   `media.tooManyPixels` (422), `media.tooManyUploads`, `media.quotaExceeded` (429).
     public func store(_ incoming: IncomingMedia, by userId: String) async throws -> MediaItem {
-        try incoming.finish()
+        // No fsync before the queue reads it back: this process's writes are in the page cache,
+        // the file is gone once processed, and the caller's thread is an event loop.
         let (url, declared) = (incoming.url, incoming.declared)
         let item = try await onQueue { [self] in
             let item = try process(try Self.read(url), declared: declared, by: userId)

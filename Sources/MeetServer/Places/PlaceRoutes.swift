@@ -10,7 +10,12 @@ func addPlaceRoutes(to api: RouterGroup<AppRequestContext>, geocoder: any Geocod
         let limit = parameters.number("limit", 10) ?? 10
         let position = try position(&parameters, required: false)
         try checkLimit(limit, max: GeocoderQuery.maxLimit)
-        let places = try await geocoder.search(parameters.string("q") ?? "", near: position, limit: limit)
+        let query = parameters.string("q") ?? ""
+        // Ranking the gazetteer's towns takes milliseconds: on the pool, not the event loop
+        // that carries this connection's neighbours (chat among them).
+        let places = try await withTaskExecutorPreference(globalConcurrentExecutor) {
+            try await geocoder.search(query, near: position, limit: limit)
+        }
         return ItemList(items: places)
     }
     api.get("places/reverse") { request, context in
