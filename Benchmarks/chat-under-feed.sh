@@ -38,15 +38,16 @@ requests=$work/feed-relevance.txt
 token=$(head -1 "$requests" | sed 's/.*Bearer //')
 mkdir -p "$work/chat-under-feed"
 
-pid=""
-trap '[ -z "$pid" ] || { kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; } || true' EXIT
-echo "| feed requests/s | feed answered/s | feed p99 ms | chat delivered/s | chat p50 ms | chat p99 ms | chat p99.9 ms | chat max ms |"
-echo "|---|---|---|---|---|---|---|---|"
+pid="" feed=""
+stop() { kill $pid $feed 2>/dev/null || true; wait $pid $feed 2>/dev/null || true; }
+trap stop EXIT
+echo "| feed requests/s | feed achieved/s | feed unanswered + errors | feed p99 ms | chat delivered/s | chat p50 ms | chat p99 ms | chat p99.9 ms | chat max ms |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for rate in $feed_rates; do
     out=$work/chat-under-feed/$rate
     port=$(free_port)
     "$meetupd_bin" serve --host 127.0.0.1 --port "$port" --data-dir "$work/data" --stomp-sandbox \
-        --log-level warning 2>"$work/chat-under-feed/meetupd.log" &
+        --log-level warning 2>"$out.meetupd.log" &
     pid=$!
     wait_for_port "$port"
     # Warms the feed's index and caches whatever the rate.
@@ -62,17 +63,17 @@ for rate in $feed_rates; do
         --subscribe-pattern "/topic/sandbox.room{room}" --rooms "$rooms" --subscribers "$subscribers" \
         --publishers 1 --rate "$chat_rate" --size 100 --duration "$duration" --warmup 3 --drain 2 \
         --broker-pid "$pid" --json "$out.chat.json" --quiet >/dev/null
-    if [ -n "$feed" ]; then wait "$feed"; fi
-    kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
-    python3 - "$rate" "$out" "$duration" <<'PY'
-import json, os, sys
-rate, out, duration = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if [ -n "$feed" ]; then wait "$feed"; feed=""; fi
+    stop; pid=""
+    python3 - "$rate" "$out" <<'PY'
+import json, sys
+rate, out = sys.argv[1], sys.argv[2]
 chat = json.load(open(out + ".chat.json"))
-feed = ("", "")
+feed = ("", "", "")
 if rate != "0":
     f = json.load(open(out + ".feed.json"))
-    feed = (f"{f['responses'] / (duration + 6):.0f}", f"{f['p99']:.2f}")
-print(f"| {rate} | {feed[0]} | {feed[1]} | {chat['delivered_per_s']:.0f} | {chat['latency_p50_ms']:.2f} | "
+    feed = (f"{f['achievedRate']:.0f}", f"{f['unanswered'] + f['errors']}", f"{f['p99']:.2f}")
+print(f"| {rate} | {' | '.join(feed)} | {chat['delivered_per_s']:.0f} | {chat['latency_p50_ms']:.2f} | "
       f"{chat['latency_p99_ms']:.2f} | {chat['latency_p999_ms']:.2f} | {chat['latency_max_ms']:.2f} |")
 PY
 done
