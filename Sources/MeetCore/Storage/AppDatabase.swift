@@ -68,7 +68,8 @@ public final class AppDatabase: Sendable {
 
     /// Runs a short read, a few rows on a request's path, on the calling thread when one of
     /// the ``InlineReaders`` is idle, else through the pool like `reader.read`. Long reads
-    /// (exports, scans) go through `reader`, so that they do not hold a cooperative thread.
+    /// (exports, scans) go through `reader`, so that they do not hold the caller's thread (for
+    /// a request, its connection's event loop).
     public func quickRead<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         try await quickRead(leavingHalf: false, body)
     }

@@ -10,7 +10,8 @@ import Synchronization
 /// on the pool instead deadlocked the server under load, because the pool's asynchronous
 /// readers need a cooperative thread to give their connection back. So these connections
 /// are the pool's strangers, and a read takes one only if one is idle at once: when all are
-/// busy it does not wait but hops to the pool as before.
+/// busy it does not wait but hops to the pool as before. Only a read that must not take the
+/// pool (`readWaiting`) waits, for one more connection of its own.
 final class InlineReaders: Sendable {
     private let idle: Mutex<[DatabaseQueue]>
     /// One more connection, for ``readWaiting(_:)`` when all of `idle` are busy.
