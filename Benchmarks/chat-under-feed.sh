@@ -22,9 +22,8 @@ chat_rate=${CHAT_RATE:-5000}
 rooms=${ROOMS:-10}
 subscribers=${SUBSCRIBERS:-10}
 duration=${DURATION:-10}
-work=$(cd "$(mkdir -p "${FEED_LOAD_DIR:-.build/feed-load}" && echo "${FEED_LOAD_DIR:-.build/feed-load}")" && pwd)
-
-source Benchmarks/bench-lib.sh  # free_port, wait_for_port, release_meetupd
+source Benchmarks/bench-lib.sh  # free_port, wait_for_port, release_meetupd, work_directory
+work=$(work_directory "${FEED_LOAD_DIR:-}" .build/feed-load)
 
 release_meetupd
 for product in FeedBenchmark HTTPLoad; do
