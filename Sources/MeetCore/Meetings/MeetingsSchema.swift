@@ -56,6 +56,11 @@ enum MeetingsSchema {
                         OR (block.blockedId = invitation.inviteeId AND block.blockerId IN (invitation.inviterId, meeting.organizerId))))
                 """)
         },
+        Migration(name: "309 feed cursors keep the request to rank deeper") { db in
+            // A first page ranks five pages; a saved list with more to come keeps its request,
+            // as JSON, for the later page that reaches its end (FeedSnapshots.Snapshot.deeper).
+            try db.execute(sql: "ALTER TABLE feedSnapshot ADD COLUMN deeper TEXT")
+        },
     ]
 
     private static func createMeetings(_ db: Database) throws {

@@ -174,6 +174,34 @@ import Testing
         #expect(try await pages(f, request, cursor: first.nextCursor) == Array(whole.dropFirst(5)))
     }
 
+    @Test func aListRankedDeeperKeepsItsFirstPagesAndTakesInWhatCameSince() async throws {
+        let f = try MeetingFixture()
+        try await tiedMeetings(f, count: 30)
+        try f.users("k0", "k1", "k2", "k3")
+        let request = FeedRequest(lat: Self.center.lat, lon: Self.center.lon, sort: .popularity, limit: 2)
+        let before = try await pages(f, request).map { String($0.split(separator: " ")[0]) }
+        #expect(before.count == 30)
+        func id(_ title: String) throws -> String {
+            try f.database.reader.read { db in try String.fetchOne(db, sql: "SELECT id FROM meeting WHERE title = ?", arguments: [title]) }!
+        }
+        // The first page ranks five pages, ten meetings. Then a meeting more popular than
+        // all appears, and one listed among the ten and one after them gain members.
+        let first = try await f.service.feed(request, viewer: "viewer")
+        let newcomer = try await FeedTests().meeting(f, "newcomer", in: 10)
+        for joiner in ["k0", "k1", "k2", "k3"] {
+            _ = try await f.service.join(newcomer.id, by: joiner)
+            _ = try await f.service.join(try id(before[9]), by: joiner)
+            _ = try await f.service.join(try id(before[25]), by: joiner)
+        }
+        let after = try await (first.items.map(\.title) + pages(f, request, cursor: first.nextCursor))
+            .map { String($0.split(separator: " ")[0]) }
+        #expect(after.count == 31 && Set(after).count == 31)
+        #expect(Array(after.prefix(10)) == Array(before.prefix(10)))
+        // Ranked deeper as at the first page, with the meetings listed then left out.
+        #expect(Set(after.dropFirst(10).prefix(2)) == ["newcomer", before[25]])
+        #expect(Set(after) == Set(before + ["newcomer"]))
+    }
+
     @Test func savedCursorsCarryOnInTheNextRun() async throws {
         let f = try MeetingFixture()
         try await tiedMeetings(f, count: 30)
@@ -189,10 +217,13 @@ import Testing
 
         try await f.service.saveFeedCursors()
         let rows = try f.database.reader.read { db in
-            try Row.fetchAll(db, sql: "SELECT token, lat, lon, base, length(offsets) AS size FROM feedSnapshot ORDER BY createdAt, token")
+            try Row.fetchAll(db, sql: "SELECT token, lat, lon, base, length(offsets) AS size, deeper FROM feedSnapshot ORDER BY createdAt, token")
         }
         #expect(rows.count == 3)
-        #expect(rows.allSatisfy { ($0["size"] as Int) == 30 * 4 })
+        // The first pages ranked five pages (20); the two lists read past them were ranked
+        // deeper, the other keeps its request for that.
+        #expect(rows.map { $0["size"] as Int }.sorted() == [20 * 4, 30 * 4, 30 * 4])
+        #expect(rows.filter { ($0["deeper"] as String?) != nil }.map { $0["size"] as Int } == [20 * 4])
         #expect(rows.filter { ($0["lat"] as Double?) == Self.center.lat && ($0["lon"] as Double?) == Self.center.lon }.count == 2)
 
         let next = MeetingService(database: f.database, resolvePlace: MeetingFixture.resolve, now: { MeetingFixture.now })

@@ -25,7 +25,7 @@ import Testing
         let f = try MeetingFixture()
         try f.users("ann", "viewer")
         _ = try await f.service.create(MeetingFixture.draft(title: "run"), by: "ann")
-        let rank = { f.service.index.rank(Self.nearby, from: 0, viewer: FeedViewer(), depth: 10, sorted: 10) }
+        let rank = { f.service.index.rank(Self.nearby, from: 0, viewer: FeedViewer(), at: MeetingFixture.now.timeIntervalSince1970, depth: 10, sorted: 10) }
         #expect(rank() == nil)
         try await f.service.index.ready()
         #expect(rank()?.count == 1)

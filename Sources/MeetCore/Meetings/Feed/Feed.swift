@@ -5,6 +5,12 @@ extension MeetingService {
     /// How many results one feed query ranks at most; refine the filters to see others.
     public static let feedDepth = 1000
 
+    /// How deep a first page ranks: five pages. Most clients never scroll that far, and the
+    /// shallower the depth, the sooner the ranking's bounds turn candidates away (a third of
+    /// a relevance page's CPU, issue 21); the later page that reaches the end of the five
+    /// ranks again to `feedDepth`.
+    static func firstDepth(limit: Int) -> Int { min(feedDepth, 5 * limit) }
+
     /// A page of public, scheduled meetings matching `request`, ordered as asked.
     public func feed(_ request: FeedRequest, viewer viewerId: String) async throws -> FeedPage {
         try await feed(request, caller: .user(viewerId)).page
@@ -34,65 +40,84 @@ extension MeetingService {
 
     private func feed(_ request: FeedRequest, caller: FeedCaller) async throws -> (page: FeedPage, check: AccountService.TokenCheck?) {
         let time = now()
-        if request.cursor != nil {
+        // The index may not be loaded when a ranking needs it: a failed refresh may drop it
+        // between `ready()` and the ranking, a later page may rank deeper before any first
+        // page loaded it. Load it and try again, once; an index that cannot stay loaded is
+        // the server's fault.
+        for attempt in 0..<2 {
+            if request.cursor == nil || attempt > 0 { try await index.ready() }
             let generation = index.pageMeetings.generation
-            return try await database.quickRead(leavingHalf: true) { db in
+            let answer = try await database.quickRead(leavingHalf: true) { db -> (page: FeedPage, check: AccountService.TokenCheck?)? in
                 let (viewerId, check) = try caller.resolve(in: db)
-                return (try laterPage(request, viewer: viewerId, at: time, readSince: generation, in: db), check)
+                let page = request.cursor == nil
+                    ? try firstPage(request, viewer: viewerId, at: time, readSince: generation, in: db)
+                    : try laterPage(request, viewer: viewerId, at: time, readSince: generation, in: db)
+                return page.map { ($0, check) }
             }
-        }
-        // A failed refresh may drop the index between `ready()` and the ranking: load it again,
-        // once; an index that cannot stay loaded is the server's fault.
-        for _ in 0..<2 {
-            try await index.ready()
-            if let answer = try await firstPage(request, caller: caller, at: time) { return answer }
+            if let answer { return answer }
         }
         throw MeetError("server.internal", status: 500)
     }
 
-    /// A page after the first, read from the snapshot the first page stored.
+    /// A page after the first, read from the snapshot the first page stored, which it ranks
+    /// deeper first when the page reaches its end (`FeedSnapshots.Snapshot.deeper`).
+    /// `nil` when that needs the index and it is not loaded.
     private func laterPage(
         _ request: FeedRequest, viewer viewerId: String, at time: Date, readSince generation: UInt64, in db: Database
-    ) throws -> FeedPage {
+    ) throws -> FeedPage? {
         try request.validate()
         guard let text = request.cursor, let cursor = FeedCursor(text) else {
             throw MeetError.invalidField("cursor", "field.invalid")
         }
         let end = cursor.offset + request.limit
-        guard let snapshot = snapshots.snapshot(cursor.token, viewer: viewerId, now: time, sortedThrough: end) else {
+        guard var snapshot = snapshots.snapshot(cursor.token, viewer: viewerId, now: time, sortedThrough: end) else {
             throw MeetError("feed.cursorExpired", status: 410)
+        }
+        // Blocks made since the first page hide their meetings from this page on.
+        var blocked: [String]
+        // At the end, not past it: this page's cursor says whether more follow.
+        if end >= snapshot.list.count, let deeper = snapshot.deeper {
+            let viewer = try FeedViewer.fetch(viewerId, forRelevance: deeper.sort == .relevance, in: db)
+            // Ranked as at the first page, so the meetings it listed keep their order; those
+            // that came since join after them.
+            guard let ranked = index.rank(
+                deeper, from: (deeper.from ?? snapshot.created).timeIntervalSince1970, viewer: viewer,
+                at: snapshot.created.timeIntervalSince1970, depth: Self.feedDepth, sorted: end) else { return nil }
+            var ranker = snapshot
+            ranker.list = snapshot.list.extended(by: ranked, sortedCount: end) ?? snapshot.list
+            ranker.deeper = nil
+            snapshot = snapshots.deepen(cursor.token, to: ranker)
+            blocked = viewer.blockedUserIds
+        } else {
+            blocked = try FeedViewer.blockedUserIds(of: viewerId, in: db)
         }
         let list = snapshot.list
         let numbers = list.numbers(min(cursor.offset, list.count)..<min(end, list.count))
         let next = end < list.count ? FeedCursor(token: cursor.token, offset: end).text : nil
-        // Blocks made since the first page hide their meetings from this page on.
-        let blocked = Set(try FeedViewer.blockedUserIds(of: viewerId, in: db))
-        return try page(numbers, from: snapshot.center, next: next, hiding: blocked, readSince: generation, in: db)
+        return try page(numbers, from: snapshot.center, next: next, hiding: Set(blocked), readSince: generation, in: db)
     }
 
-    /// The first page from the loaded index, in one read: the caller, the viewer's blocks (and
-    /// friends and activities), then the page's meetings. `nil` when the index is not loaded.
+    /// The first page from the loaded index: the viewer's blocks (and friends and
+    /// activities), then the page's meetings. `nil` when the index is not loaded.
     private func firstPage(
-        _ request: FeedRequest, caller: FeedCaller, at time: Date
-    ) async throws -> (page: FeedPage, check: AccountService.TokenCheck?)? {
-        let generation = index.pageMeetings.generation
-        return try await database.quickRead(leavingHalf: true) { db in
-            let (viewerId, check) = try caller.resolve(in: db)
-            try request.validate()
-            let viewer = try FeedViewer.fetch(viewerId, forRelevance: request.sort == .relevance, in: db)
-            guard let ranked = index.rank(
-                request, from: (request.from ?? time).timeIntervalSince1970, viewer: viewer,
-                depth: Self.feedDepth, sorted: request.limit) else { return nil }
-            let center = request.circle.map { Coordinate(lat: $0.lat, lon: $0.lon) }
-            var next: String?
-            // Only a list longer than one page needs remembering.
-            if ranked.count > request.limit, let list = FeedList(ranked, sortedCount: request.limit) {
-                let token = snapshots.store(FeedSnapshots.Snapshot(viewerId: viewerId, created: time, center: center, list: list))
-                next = FeedCursor(token: token, offset: request.limit).text
-            }
-            let numbers = ranked.prefix(request.limit).map(\.number)
-            return (try page(numbers, from: center, next: next, hiding: [], readSince: generation, in: db), check)
+        _ request: FeedRequest, viewer viewerId: String, at time: Date, readSince generation: UInt64, in db: Database
+    ) throws -> FeedPage? {
+        try request.validate()
+        let viewer = try FeedViewer.fetch(viewerId, forRelevance: request.sort == .relevance, in: db)
+        let depth = Self.firstDepth(limit: request.limit)
+        guard let ranked = index.rank(
+            request, from: (request.from ?? time).timeIntervalSince1970, viewer: viewer,
+            at: time.timeIntervalSince1970, depth: depth, sorted: request.limit) else { return nil }
+        let center = request.circle.map { Coordinate(lat: $0.lat, lon: $0.lon) }
+        var next: String?
+        // Only a list longer than one page needs remembering; a full one may go deeper.
+        if ranked.count > request.limit, let list = FeedList(ranked, sortedCount: request.limit) {
+            let deeper = ranked.count == depth && depth < Self.feedDepth ? request : nil
+            let token = snapshots.store(FeedSnapshots.Snapshot(viewerId: viewerId, created: time, center: center, list: list, deeper: deeper))
+            next = FeedCursor(token: token, offset: request.limit).text
         }
+        let numbers = ranked.prefix(request.limit).map(\.number)
+        return try page(numbers, from: center, next: next, hiding: [], readSince: generation, in: db)
     }
 
     /// The meetings `numbers`, in that order, as they are now: meetings cancelled or made

@@ -27,15 +27,17 @@ extension MeetingService {
     }
 }
 
-/// The `feedSnapshot` table (migration 307): the ranked lists behind feed cursors between a
-/// graceful stop and the next start, each in feed order as its base meeting number and
-/// little-endian 32-bit offsets from it, with the point its distances are measured from.
+/// The `feedSnapshot` table (migrations 307, 309): the ranked lists behind feed cursors
+/// between a graceful stop and the next start, each in feed order as its base meeting number
+/// and little-endian 32-bit offsets from it, with the point its distances are measured from
+/// and, for a list with more to come, its first page's request as JSON.
 enum FeedCursorStore {
     static func save(_ snapshots: [String: FeedSnapshots.Snapshot], in db: Database) throws {
         try db.execute(sql: "DELETE FROM feedSnapshot")
         let insert = try db.makeStatement(sql: """
-            INSERT INTO feedSnapshot (token, viewerId, createdAt, lat, lon, base, offsets) VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO feedSnapshot (token, viewerId, createdAt, lat, lon, base, offsets, deeper) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
+        let encoder = JSONEncoder()
         for (token, snapshot) in snapshots {
             // Stored sorted: the keys of an unordered tail would quadruple the row.
             var list = snapshot.list
@@ -43,6 +45,7 @@ enum FeedCursorStore {
             try insert.execute(arguments: [
                 token, snapshot.viewerId, snapshot.created.timeIntervalSince1970,
                 snapshot.center?.lat, snapshot.center?.lon, list.base, bytes(list.offsets),
+                try snapshot.deeper.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
             ])
         }
     }
@@ -50,14 +53,17 @@ enum FeedCursorStore {
     /// Every saved snapshot, removed from the table; rows that do not decode are dropped.
     static func take(in db: Database) throws -> [String: FeedSnapshots.Snapshot] {
         var result: [String: FeedSnapshots.Snapshot] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT token, viewerId, createdAt, lat, lon, base, offsets FROM feedSnapshot")
+        let decoder = JSONDecoder()
+        let rows = try Row.fetchCursor(db, sql: "SELECT token, viewerId, createdAt, lat, lon, base, offsets, deeper FROM feedSnapshot")
         while let row = try rows.next() {
             let (lat, lon): (Double?, Double?) = (row["lat"], row["lon"])
-            guard let offsets = offsets(row["offsets"]), (lat == nil) == (lon == nil) else { continue }
+            let deeperJSON: String? = row["deeper"]
+            let deeper = deeperJSON.flatMap { try? decoder.decode(FeedRequest.self, from: Data($0.utf8)) }
+            guard let offsets = offsets(row["offsets"]), (lat == nil) == (lon == nil), (deeperJSON == nil) == (deeper == nil) else { continue }
             result[row["token"]] = FeedSnapshots.Snapshot(
                 viewerId: row["viewerId"], created: Date(timeIntervalSince1970: row["createdAt"]),
                 center: lat.flatMap { lat in lon.map { Coordinate(lat: lat, lon: $0) } },
-                list: FeedList(base: row["base"], offsets: offsets))
+                list: FeedList(base: row["base"], offsets: offsets), deeper: deeper)
         }
         try db.execute(sql: "DELETE FROM feedSnapshot")
         return result

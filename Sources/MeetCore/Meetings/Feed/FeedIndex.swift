@@ -65,13 +65,17 @@ final class FeedIndex: TransactionObserver, Sendable {
         }
     }
 
-    /// The first `depth` meetings for `request`, the first `sorted` in feed order; see
-    /// `FeedIndexState.rank`. `nil` while the index is not loaded (it was dropped after a
-    /// failed refresh since `ready()`): an empty index must not pass for an empty feed.
-    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int) -> [RankedMeeting]? {
-        let time = now().timeIntervalSince1970
-        if storage.read({ $0.state.hasStarted(before: time) }) {
-            storage.write { $0.state.prune(before: time) }
+    /// The first `depth` meetings for `request` as ranked at `time` (seconds since 1970), the
+    /// first `sorted` in feed order; see `FeedIndexState.rank`. `nil` while the index is not
+    /// loaded (it was dropped after a failed refresh since `ready()`): an empty index must
+    /// not pass for an empty feed.
+    ///
+    /// A later page ranking deeper passes the time of its first page, so that the meetings
+    /// still here keep the keys, and so the order, they had then.
+    func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, at time: Double, depth: Int, sorted: Int) -> [RankedMeeting]? {
+        let current = now().timeIntervalSince1970
+        if storage.read({ $0.state.hasStarted(before: current) }) {
+            storage.write { $0.state.prune(before: current) }
         }
         return storage.read { storage in
             guard case .loaded = storage.phase else { return nil }

@@ -68,6 +68,18 @@ struct FeedList: Sendable {
         return offsets[range].map { base + Int64($0) }
     }
 
+    /// This list, in feed order throughout (`isSorted(through: count)`), followed by
+    /// `ranked` as `init` takes it less the meetings already here: the list a later page
+    /// ranked deeper. `nil` as `init` is.
+    func extended(by ranked: [RankedMeeting], sortedCount: Int) -> FeedList? {
+        precondition(self.sortedCount == count, "extending a feed list whose tail is unordered")
+        let here = Set(numbers(0..<count))
+        let new = ranked.indices.filter { !here.contains(ranked[$0].number) }
+        // The meetings here are in order: their keys are never read.
+        let all = numbers(0..<count).map { RankedMeeting(key: 0, startsAt: 0, number: $0) } + new.map { ranked[$0] }
+        return FeedList(all, sortedCount: count + new.count(where: { $0 < sortedCount }))
+    }
+
     /// Puts the unordered meetings in feed order, after the sorted ones, and drops their keys.
     mutating func sortTail() {
         guard sortedCount < count else { return }

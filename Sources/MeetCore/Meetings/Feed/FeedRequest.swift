@@ -1,9 +1,10 @@
 import Foundation
 
 /// What the meetings feed is asked: where, what, when, in which order, and which page.
-public struct FeedRequest: Sendable, Equatable {
+/// Codable so that a saved feed cursor keeps its first page's request (`FeedCursorStore`).
+public struct FeedRequest: Sendable, Equatable, Codable {
     /// The feed's orders: soonest first, nearest first, most members first, or best match for the viewer.
-    public enum Sort: String, Sendable, CaseIterable {
+    public enum Sort: String, Sendable, CaseIterable, Codable {
         case date, distance, popularity, relevance
     }
 

@@ -15,10 +15,16 @@ final class FeedSnapshots: Sendable {
         /// The point asked about, which pages measure distances from; `nil` without one.
         var center: Coordinate?
         var list: FeedList
+        /// The first page's request when its ranking stopped at a depth short of
+        /// `MeetingService.feedDepth` with more to come: the later page that reaches the end
+        /// of `list` ranks it again, deeper (`deepen`). `nil` once `list` holds every result.
+        var deeper: FeedRequest? = nil
 
         /// Memory taken, roughly: the list, the viewer's id, and an allowance for the token,
-        /// its dictionary entry and its place in the eviction queue.
-        var bytes: Int { list.bytes + viewerId.utf8.count + 160 }
+        /// its dictionary entry and its place in the eviction queue, and for the request.
+        var bytes: Int {
+            list.bytes + viewerId.utf8.count + 160 + (deeper.map { 120 + $0.activityIds.reduce(0) { $0 + $1.utf8.count + 16 } } ?? 0)
+        }
     }
 
     /// What the lists may take together; see docs/ranking.md ("Cursors") for the reasons.
@@ -72,6 +78,17 @@ final class FeedSnapshots: Sendable {
         snapshot.list.sortTail()
         state.withLock { state in state.replace(token, with: snapshot) }
         return snapshot
+    }
+
+    /// Stores `deeper`, ranked deeper than the snapshot behind `token` (no longer
+    /// `Snapshot.deeper`), and returns it; when a page that raced this one stored its own
+    /// first, returns that one instead, so that every page reads on from the same list.
+    func deepen(_ token: String, to deeper: Snapshot) -> Snapshot {
+        state.withLock { state in
+            if let stored = state.byToken[token], stored.deeper == nil { return stored }
+            state.replace(token, with: deeper)
+            return deeper
+        }
     }
 
     /// What the stored lists take, by `Snapshot.bytes`.
