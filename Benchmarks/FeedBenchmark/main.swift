@@ -59,8 +59,10 @@ func processCPUTime() -> Double {
     return (phone.feed(sort: .relevance), Seeder.userId(phone.viewer))
 }
 
-func run(_ label: String, queries: Int, _ body: @escaping @Sendable (Int) async throws -> Void) async throws {
-    for n in 0..<100 { try await body(n) }  // warm up caches and connections
+func run(
+    _ label: String, queries: Int, warmingUpOn warmUp: Range<Int> = 0..<100, _ body: @escaping @Sendable (Int) async throws -> Void
+) async throws {
+    for n in warmUp { try await body(n) }  // warm up caches and connections
     let started = clock.now
     let cpuStarted = processCPUTime()
     let samples = try await withThrowingTaskGroup(of: [(wall: Double, cpu: Double)].self) { group in
@@ -119,5 +121,21 @@ for n in 0..<secondPageCount {
 try await run("nearby + relevance, second page", queries: secondPageCount) { [cursors] n in
     var (feed, viewer) = request(n)
     feed.cursor = cursors[n]
+    _ = try await service.feed(feed, viewer: viewer)
+}
+// Fifth pages: each reaches the end of the five pages its first page ranked, so each ranks
+// its request again, 1,000 deep (`MeetingService.firstDepth`). The warm-up follows cursors of
+// its own: a list ranked deeper once is not ranked again.
+let fifthPageCount = min(queryCount, 500)
+var fifthCursors: [String] = []
+for n in 0..<(fifthPageCount + 100) {
+    var (feed, viewer) = request(n)
+    for _ in 0..<4 { feed.cursor = try await service.feed(feed, viewer: viewer).nextCursor }
+    fifthCursors.append(feed.cursor ?? "")
+}
+try await run("nearby + relevance, fifth page", queries: fifthPageCount, warmingUpOn: fifthPageCount..<(fifthPageCount + 100)) {
+    [fifthCursors] n in
+    var (feed, viewer) = request(n)
+    feed.cursor = fifthCursors[n]
     _ = try await service.feed(feed, viewer: viewer)
 }
