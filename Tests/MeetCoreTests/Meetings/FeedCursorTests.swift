@@ -115,6 +115,31 @@ import Testing
         #expect(store.bytes == Self.snapshot("v", created: muchLater, meetings: 10).bytes)
     }
 
+    /// A list ranked deeper replaces its five pages once, sorted whole (a racing page may read
+    /// it with any page size), and within the budget; a shorter copy sorted meanwhile does
+    /// not take its place back.
+    @Test func aListRankedDeeperIsStoredOnceSortedAndWithinTheBudget() {
+        func fivePages(_ i: Int) -> FeedSnapshots.Snapshot {
+            var snapshot = Self.snapshot("v", created: MeetingFixture.now + Double(i), meetings: 100)
+            snapshot.deeper = FeedRequest(sort: .popularity)
+            return snapshot
+        }
+        let store = FeedSnapshots(budget: 4 * fivePages(0).bytes)
+        let tokens = (0..<4).map { store.store(fivePages($0)) }
+        var deeper = Self.snapshot("v", created: MeetingFixture.now + 3, meetings: 1000)
+        deeper.list.sortTail()
+        let later = MeetingFixture.now + 20
+        #expect(store.deepen(tokens[3], to: deeper).list.count == 1000)
+        #expect(store.bytes <= store.budget)
+        #expect(store.snapshot(tokens[0], viewer: "v", now: later, sortedThrough: 0) == nil)
+        // A second deeper list, from a racing page, gives way to the first.
+        var other = Self.snapshot("v", created: MeetingFixture.now + 3, meetings: 900)
+        other.list.sortTail()
+        #expect(store.deepen(tokens[3], to: other).list.count == 1000)
+        let read = store.snapshot(tokens[3], viewer: "v", now: later, sortedThrough: 1000)
+        #expect(read?.list.count == 1000 && read?.deeper == nil && read?.list.isSorted(through: 1000) == true)
+    }
+
     @Test func anEvictedCursorAnswersGone() async throws {
         let f = try MeetingFixture()
         try f.users("ann", "viewer")

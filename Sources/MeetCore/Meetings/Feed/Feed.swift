@@ -86,6 +86,9 @@ extension MeetingService {
             var ranker = snapshot
             ranker.list = snapshot.list.extended(by: ranked, sortedCount: end) ?? snapshot.list
             ranker.deeper = nil
+            // Sorted whole: a racing page with another page size may read the stored list
+            // anywhere, and a sorted list keeps no keys (4 KB instead of 19).
+            ranker.list.sortTail()
             snapshot = snapshots.deepen(cursor.token, to: ranker)
             blocked = viewer.blockedUserIds
         } else {

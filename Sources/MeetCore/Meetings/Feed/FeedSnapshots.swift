@@ -74,19 +74,26 @@ final class FeedSnapshots: Sendable {
             return snapshot
         }
         guard var snapshot = found, !snapshot.list.isSorted(through: end) else { return found }
-        // Sorted outside the lock; a page that raced this one sorted it the same way.
+        // Sorted outside the lock. A page that raced this one sorted it the same way, or
+        // ranked it deeper (`deepen`, which stores lists sorted): that list stays.
         snapshot.list.sortTail()
-        state.withLock { state in state.replace(token, with: snapshot) }
-        return snapshot
+        return state.withLock { state in
+            if let stored = state.byToken[token], stored.deeper == nil, snapshot.deeper != nil { return stored }
+            state.replace(token, with: snapshot)
+            return snapshot
+        }
     }
 
     /// Stores `deeper`, ranked deeper than the snapshot behind `token` (no longer
-    /// `Snapshot.deeper`), and returns it; when a page that raced this one stored its own
-    /// first, returns that one instead, so that every page reads on from the same list.
+    /// `Snapshot.deeper`) and in feed order throughout, and returns it; when a page that raced
+    /// this one stored its own first, returns that one instead, so that every page reads on
+    /// from the same list. The grown list may push the oldest out of the budget.
     func deepen(_ token: String, to deeper: Snapshot) -> Snapshot {
-        state.withLock { state in
+        precondition(deeper.deeper == nil && deeper.list.isSorted(through: deeper.list.count), "storing a list not ranked deeper")
+        return state.withLock { state in
             if let stored = state.byToken[token], stored.deeper == nil { return stored }
             state.replace(token, with: deeper)
+            state.evict(toFit: budget)
             return deeper
         }
     }
