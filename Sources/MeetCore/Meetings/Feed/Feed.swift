@@ -74,7 +74,7 @@ extension MeetingService {
             throw MeetError("feed.cursorExpired", status: 410)
         }
         // Blocks made since the first page hide their meetings from this page on.
-        var blocked: [String]
+        let blocked: [String]
         // At the end, not past it: this page's cursor says whether more follow.
         if end >= snapshot.list.count, let deeper = snapshot.deeper {
             let viewer = try FeedViewer.fetch(viewerId, forRelevance: deeper.sort == .relevance, in: db)
