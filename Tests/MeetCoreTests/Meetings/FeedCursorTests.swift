@@ -116,8 +116,9 @@ import Testing
     }
 
     /// A list ranked deeper replaces its five pages once, sorted whole (a racing page may read
-    /// it with any page size), and within the budget; a shorter copy sorted meanwhile does
-    /// not take its place back.
+    /// it with any page size), and within the budget; a second deeper list, from a racing
+    /// page, gives way to the first. (That a copy of the five pages sorted meanwhile does not
+    /// take its place back needs a race this test cannot time; `FeedSnapshots.snapshot`.)
     @Test func aListRankedDeeperIsStoredOnceSortedAndWithinTheBudget() {
         func fivePages(_ i: Int) -> FeedSnapshots.Snapshot {
             var snapshot = Self.snapshot("v", created: MeetingFixture.now + Double(i), meetings: 100)
