@@ -35,9 +35,9 @@ extension FeedPage {
 
 extension FeedPage.Item {
     /// Writes the meeting as one JSON object; absent optionals are left out, as `JSONEncoder` does.
-    /// All but the distance comes from `RenderedMeetings` when this reading was written lately.
+    /// All but the distance is written once per reading of the meeting (`PageMeeting.rendered`).
     fileprivate func write(to json: inout JSONBytes) {
-        json.openWithFields(RenderedMeetings.shared.json(of: shown) { meeting in
+        json.openWithFields(shown.rendered { meeting in
             var fields = JSONBytes(reservingCapacity: 1024)
             meeting.writeFields(to: &fields)
             return fields.bytes

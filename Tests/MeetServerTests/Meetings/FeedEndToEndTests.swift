@@ -30,7 +30,7 @@ import Testing
         }
     }
 
-    /// Pages write the meetings they showed lately from kept texts (`RenderedMeetings`): a
+    /// Pages write the meetings they showed lately from kept texts (`PageMeeting.rendered`): a
     /// join and an edit still show in the very next page.
     @Test func theFeedsJSONFollowsJoinsAndEdits() async throws {
         try await TestServer.run { server in

@@ -54,16 +54,15 @@ import Testing
         #expect(try parsed(Data(page.jsonBytes)) == parsed(encoder.encode(page)))
     }
 
-    /// Pages write a reading of a meeting once (`RenderedMeetings`, by its version): the same
-    /// reading elsewhere is not written again, with each page's own distance; another reading
-    /// of the same meeting (as after a change) is written afresh and replaces the first.
+    /// Pages write a reading of a meeting once (`PageMeeting.rendered`): the same reading
+    /// elsewhere is not written again, with each page's own distance; another reading of the
+    /// same meeting (as after a change) is written afresh.
     @Test func writesEachReadingOnce() throws {
-        let rendered = RenderedMeetings(byteBudget: 1 << 20)
         var writes = 0
         func bytes(_ page: FeedPage) -> [UInt8] {
             var json = JSONBytes(reservingCapacity: 0)
             json.array(page.entries) { json, item in
-                json.openWithFields(rendered.json(of: item.shown) { meeting in
+                json.openWithFields(item.shown.rendered { meeting in
                     writes += 1
                     return Array("{\"title\":\"\(meeting.title)\"".utf8)
                 })
@@ -82,9 +81,8 @@ import Testing
         let changed = FeedPage(items: [meeting], nextCursor: nil)
         #expect(String(decoding: bytes(changed), as: UTF8.self) == #"[{"title":"Go","distanceKm":0.123456789}]"#)
         #expect(writes == 2)
-        // One text per meeting: the new reading's replaced the first's.
-        _ = bytes(first)
-        #expect(writes == 3)
+        #expect(String(decoding: bytes(first), as: UTF8.self) == #"[{"title":"\#(Self.full.title)","distanceKm":0.123456789}]"#)
+        #expect(writes == 2)
     }
 
     /// A page written from a kept text says what `JSONEncoder` says, at its own distance.
@@ -98,33 +96,5 @@ import Testing
         for page in [first, later, first] {
             #expect(try parsed(Data(page.jsonBytes)) == parsed(encoder.encode(page)))
         }
-    }
-
-    /// Texts of 10 bytes here: two fit the budget, a third starts the store afresh.
-    @Test func keepsWhatItWroteUpToItsBudget() {
-        let rendered = RenderedMeetings(byteBudget: 25)
-        var writes = 0
-        func json(_ shown: PageMeeting) {
-            _ = rendered.json(of: shown) { meeting in
-                writes += 1
-                return Array("{\"id\":\"\(meeting.id)\"".utf8)
-            }
-        }
-        var other = Self.bare
-        other.id = "m3"
-        let (first, second, third) = (reading(Self.bare), reading(Self.full), reading(other))
-        json(first)
-        json(second)
-        json(first)
-        #expect(writes == 2)
-        json(third)  // past its budget: the store starts afresh with this one
-        json(third)
-        #expect(writes == 3)
-        json(first)
-        #expect(writes == 4)
-    }
-
-    func reading(_ meeting: Meeting) -> PageMeeting {
-        FeedPage(items: [meeting], nextCursor: nil).entries[0].shown
     }
 }

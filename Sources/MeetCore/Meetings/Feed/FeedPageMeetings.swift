@@ -11,9 +11,10 @@ import Synchronization
 /// what it read only if nothing was dropped since before its read began (`generation`), so
 /// a row older than a drop is never kept. Bounded: past `byteBudget` it starts afresh.
 final class FeedPageMeetings: Sendable {
-    /// What the kept meetings may take together: some 30,000 of a typical size, 1,000 of the
-    /// longest descriptions.
-    static let byteBudget = 16 << 20
+    /// What the kept meetings and their texts as pages show them may take together: some
+    /// 18,000 meetings like the benchmark's (`PageMeeting.bytes`), 750 with the longest
+    /// descriptions.
+    static let byteBudget = 24 << 20
 
     private struct State {
         var items: [Int64: PageMeeting] = [:]

@@ -7,20 +7,15 @@ import Synchronization
 /// instructions, callgrind).
 package final class PageMeeting: Sendable {
     package let meeting: Meeting
-    /// Unique to this reading of the meeting. A meeting changed by a commit is dropped from
-    /// the page cache and read anew, under a new version, so whatever is derived from
-    /// `meeting` alone may be kept under its version (the server keeps its JSON,
-    /// `RenderedMeetings`).
-    package let version: UInt64
     /// Public and not cancelled: a meeting cancelled or made private since the first page
     /// drops out of later pages.
     let isListed: Bool
     /// Where it is, for the distance; `nil` online or without a point.
     let point: Coordinate?
-    /// Memory taken, roughly: its texts and an allowance for the rest.
+    /// Memory taken, roughly: its texts and an allowance for the rest, twice: once for the
+    /// meeting, once for its text as pages show it (`rendered(by:)`).
     let bytes: Int
-
-    private static let versions = Atomic<UInt64>(0)
+    private let rendering = Mutex<[UInt8]?>(nil)
 
     init(meeting: Meeting, isListed: Bool, point: Coordinate?) {
         var meeting = meeting
@@ -28,10 +23,21 @@ package final class PageMeeting: Sendable {
         self.meeting = meeting
         self.isListed = isListed
         self.point = point
-        version = Self.versions.wrappingAdd(1, ordering: .relaxed).newValue
         let place = meeting.place.map { [$0.name, $0.address, $0.city, $0.country, $0.timeZone] } ?? []
         let texts = [meeting.id, meeting.organizerId, meeting.title, meeting.description, meeting.photoId ?? ""]
             + place + meeting.activityIds
-        bytes = texts.reduce(512) { $0 + $1.utf8.count + 16 }
+        bytes = texts.reduce(1024) { $0 + 2 * $1.utf8.count + 16 }
+    }
+
+    /// The meeting's text as pages show it (the server's JSON, `FeedPageJSON`), made by
+    /// `make` for the first page that shows this reading and kept for the rest. A meeting
+    /// changed since is another reading, so the kept text is never stale; it lives as long as
+    /// the reading, within the page cache's budget. Two pages racing may both make it: the
+    /// same bytes.
+    package func rendered(by make: (Meeting) -> [UInt8]) -> [UInt8] {
+        if let kept = rendering.withLock({ $0 }) { return kept }
+        let made = make(meeting)
+        rendering.withLock { $0 = made }
+        return made
     }
 }
