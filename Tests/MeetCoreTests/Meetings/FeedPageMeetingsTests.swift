@@ -72,5 +72,18 @@ import Testing
         let many = Dictionary(uniqueKeysWithValues: (2...Int64(FeedPageMeetings.byteBudget / item.bytes) + 1).map { ($0, item) })
         meetings.store(many, readSince: meetings.generation)
         #expect(meetings.items([1, 2]).keys.sorted() == [2])
+        // What a fresh start drops is freed, on another thread: a reading only the cache held
+        // goes soon after.
+        weak var dropped: PageMeeting?
+        do {
+            let alone = PageMeeting(meeting: meeting, isListed: true, point: nil)
+            dropped = alone
+            meetings.store([0: alone], readSince: meetings.generation)
+        }
+        #expect(meetings.items([0]).keys.sorted() == [0])
+        meetings.store(many, readSince: meetings.generation)
+        let deadline = ContinuousClock.now + .seconds(5)
+        while dropped != nil, ContinuousClock.now < deadline { usleep(1000) }
+        #expect(dropped == nil)
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The meetings feed pages showed lately, as pages show them, so that a page reads from the
@@ -42,16 +43,27 @@ final class FeedPageMeetings: Sendable {
     /// Keeps `items`, read from a snapshot taken after `generation` was; not if a meeting
     /// was dropped since, as the snapshot may predate that commit.
     func store(_ items: [Int64: PageMeeting], readSince generation: UInt64) {
-        state.withLock { state in
-            guard state.generation == generation else { return }
+        let full = state.withLock { state -> State? in
+            guard state.generation == generation else { return nil }
             let added = items.values.reduce(0) { $0 + $1.bytes }
-            if state.bytes + added > Self.byteBudget { state = State(generation: generation) }
+            var full: State?
+            if state.bytes + added > Self.byteBudget {
+                full = state
+                state = State(generation: generation)
+            }
             for (number, item) in items {
                 if let old = state.items.updateValue(item, forKey: number) { state.bytes -= old.bytes }
             }
             state.bytes += added
+            return full
         }
+        // Freeing a full cache's 19,000 readings took 16 ms: under the lock, and on this
+        // request's event loop, it held up every page (p99.9 of the relevance feed at 1,000/s,
+        // docs/benchmarks.md). Another thread frees them.
+        if let full { Self.freeing.async { withExtendedLifetime(full) {} } }
     }
+
+    private static let freeing = DispatchQueue(label: "meetupd.feed-page-meetings.freeing", qos: .utility)
 
     /// Forgets `numbers`: a commit changed them.
     func drop(_ numbers: Set<Int64>) {
