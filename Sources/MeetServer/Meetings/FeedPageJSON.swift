@@ -40,7 +40,9 @@ extension FeedPage.Item {
         json.openWithFields(shown.rendered { meeting in
             var fields = JSONBytes(reservingCapacity: 1024)
             meeting.writeFields(to: &fields)
-            return fields.bytes
+            // Kept as long as the reading: an exact copy, not the buffer it grew in (1 KiB at
+            // least, up to twice its length), so the page cache's budget counts what it keeps.
+            return fields.bytes.withUnsafeBufferPointer { Array($0) }
         })
         json.field("distanceKm", number: distanceKm)
         json.close()

@@ -43,12 +43,12 @@ final class FeedPageMeetings: Sendable {
     /// Keeps `items`, read from a snapshot taken after `generation` was; not if a meeting
     /// was dropped since, as the snapshot may predate that commit.
     func store(_ items: [Int64: PageMeeting], readSince generation: UInt64) {
-        let full = state.withLock { state -> State? in
+        let full = state.withLock { state -> Dropped? in
             guard state.generation == generation else { return nil }
             let added = items.values.reduce(0) { $0 + $1.bytes }
-            var full: State?
+            var full: Dropped?
             if state.bytes + added > Self.byteBudget {
-                full = state
+                full = Dropped(state)
                 state = State(generation: generation)
             }
             for (number, item) in items {
@@ -60,10 +60,21 @@ final class FeedPageMeetings: Sendable {
         // Freeing a full cache's 19,000 readings took 16 ms: under the lock, and on this
         // request's event loop, it held up every page (p99.9 of the relevance feed at 1,000/s,
         // docs/benchmarks.md). Another thread frees them.
-        if let full { Self.freeing.async { withExtendedLifetime(full) {} } }
+        if let full { Self.freeing.async { full.state = nil } }
     }
 
-    private static let freeing = DispatchQueue(label: "meetupd.feed-page-meetings.freeing", qos: .utility)
+    /// Where a fresh start's readings are freed.
+    static let freeing = DispatchQueue(label: "meetupd.feed-page-meetings.freeing", qos: .utility)
+
+    /// What a fresh start dropped, held only here, so that the last reference goes where
+    /// `state` is set to `nil`, not wherever the box is released.
+    private final class Dropped: @unchecked Sendable {
+        var state: State?
+
+        init(_ state: State) {
+            self.state = state
+        }
+    }
 
     /// Forgets `numbers`: a commit changed them.
     func drop(_ numbers: Set<Int64>) {
