@@ -148,7 +148,7 @@ import Testing
         #expect(
             state.online.indices.allSatisfy { band in state.online[band].allSatisfy { state.entries[Int($0)].fullnessBand == band } },
             sourceLocation: sourceLocation)
-        #expect(state.cells.values.allSatisfy(ordered), sourceLocation: sourceLocation)
+        #expect(state.cellLists.allSatisfy(ordered), sourceLocation: sourceLocation)
         #expect(ordered(state.byTime), sourceLocation: sourceLocation)
     }
 }

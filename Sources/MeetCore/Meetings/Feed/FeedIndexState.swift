@@ -86,8 +86,13 @@ struct FeedIndexState: Sendable {
     private(set) var memberLists: [[UInt32]] = []
     private var slots: [Int64: Int32] = [:]
     private var freeSlots: [Int32] = []
-    /// Per grid cell, its located meetings by `(startsAt, number)`.
-    private(set) var cells: [Int64: [Int32]] = [:]
+    /// Per grid cell, where its list is in `cellLists`.
+    private(set) var cells: [Int64: Int32] = [:]
+    /// Per grid cell (`cells`), its located meetings by `(startsAt, number)`; a cell left
+    /// empty keeps its place. Side by side in one array, which a query reads in place: a list
+    /// copied out of a dictionary cost a retain and a release of it for each cell a query
+    /// read, on counts the cores fought over (issue 21).
+    private(set) var cellLists: [[Int32]] = []
     /// The online meetings by fullness band (`FeedEntry.fullnessBand`), each band by
     /// `(startsAt, number)`.
     private(set) var online = [[Int32]](repeating: [], count: fullnessBands)
@@ -156,8 +161,15 @@ struct FeedIndexState: Sendable {
         switch entry.placement {
         case .located:
             let key = Self.cell(lat: entry.lat, lon: entry.lon)
-            let position = cells[key].map { timePosition(of: entry, in: $0) } ?? 0
-            cells[key, default: []].insert(slot, at: position)
+            let cell: Int
+            if let known = cells[key] {
+                cell = Int(known)
+            } else {
+                cell = cellLists.count
+                cells[key] = Int32(cell)
+                cellLists.append([])
+            }
+            cellLists[cell].insert(slot, at: timePosition(of: entry, in: cellLists[cell]))
         case .online:
             let band = entry.fullnessBand
             online[band].insert(slot, at: timePosition(of: entry, in: online[band]))
@@ -174,9 +186,7 @@ struct FeedIndexState: Sendable {
         let entry = entries[Int(slot)]
         switch entry.placement {
         case .located:
-            let key = Self.cell(lat: entry.lat, lon: entry.lon)
-            cells[key]?.removeFirst(slot)
-            if cells[key]?.isEmpty == true { cells[key] = nil }
+            if let cell = cells[Self.cell(lat: entry.lat, lon: entry.lon)] { cellLists[Int(cell)].removeFirst(slot) }
         case .online: online[entry.fullnessBand].removeFirst(slot)
         case .unplaced: break
         }
@@ -226,7 +236,7 @@ struct FeedIndexState: Sendable {
     var footprintBytes: Int {
         func list<T>(_ array: [T]) -> Int { array.capacity * MemoryLayout<T>.stride }
         func lists<T>(_ arrays: [[T]]) -> Int { list(arrays) + arrays.reduce(0) { $0 + list($1) + 32 } }
-        let cellBytes = cells.values.reduce(cells.count * 16) { $0 + list($1) + 32 }
+        let cellBytes = cells.count * 12 + lists(cellLists)
         let names = users.keys.reduce(0) { $0 + $1.utf8.count + 20 } + activities.keys.reduce(0) { $0 + $1.utf8.count + 20 }
         return list(entries) + lists(activityLists) + lists(memberLists) + slots.count * 12 + list(freeSlots)
             + cellBytes + lists(online) + list(byTime) + lists(meetingsOf) + lists(meetingsWith) + names

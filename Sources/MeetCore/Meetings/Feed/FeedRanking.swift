@@ -37,8 +37,8 @@ extension FeedIndexState {
         case .relevance:
             rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: RelevanceKey(
                 relevance: Relevance(now: now, hasCenter: request.circle != nil),
-                shared: tally(Set(viewer.activityIds).compactMap { activities[$0] }.map { meetingsWith[Int($0)] }),
-                friendsGoing: tally(viewer.friendIds.compactMap { users[$0] }.map { meetingsOf[Int($0)] })))
+                shared: tally(Set(viewer.activityIds).compactMap { activities[$0] }, of: meetingsWith),
+                friendsGoing: tally(viewer.friendIds.compactMap { users[$0] }, of: meetingsOf)))
         }
     }
 
@@ -54,14 +54,29 @@ extension FeedIndexState {
             kept.offer(RankedMeeting(key: key.key(slot, entry, distanceKm), startsAt: entry.startsAt, number: entry.number))
         }
         if let circle = request.circle {
+            let center = CircleDistance(circle)
+            func offer(_ slot: Int32, _ entry: FeedEntry) {
+                if entry.placement == .online {
+                    consider(slot, entry, distanceKm: .nan)
+                } else if let distance = center.distanceKm(to: entry) {
+                    consider(slot, entry, distanceKm: distance)
+                }
+            }
+            /// Offers the meetings in `slots`, read past a list's stop for a tie to the viewer:
+            /// their entries are copied out first, in a loop of independent reads, so that
+            /// their cache misses overlap. One by one, waiting on each, they were a third of
+            /// the scan (perf, issue 21).
+            func offerTied(_ slots: [Int32]) {
+                for (slot, entry) in zip(slots, slots.map { entries[Int($0)] }) { offer(slot, entry) }
+            }
             /// Offers up to `limit` meetings of an online band from `start`, until its later
             /// ones cannot rank unless the viewer is tied to them; returns where it stopped.
             func offerOnline(band: Int, from start: Int, limit: Int) -> Int {
-                let list = online[band]
                 let fullness = Double(band + 1) / Double(Self.fullnessBands)
                 var position = start
-                while position < list.endIndex, position - start < limit {
-                    let slot = list[position]
+                // Indexed in place, never copied out (as `cellLists`).
+                while position < online[band].endIndex, position - start < limit {
+                    let slot = online[band][position]
                     let entry = entries[Int(slot)]
                     if let worst = kept.worst, key.lowest(onlineFrom: entry.startsAt, fullness: fullness) > worst.key { break }
                     consider(slot, entry, distanceKm: .nan)
@@ -78,32 +93,40 @@ extension FeedIndexState {
                         positions[band] = offerOnline(band: band, from: positions[band], limit: limit)
                     }
                 }
-                for (list, position) in zip(online, positions) {
-                    for slot in list[position...] where key.isTied(slot) { consider(slot, entries[Int(slot)], distanceKm: .nan) }
+                var tied: [Int32] = []
+                for (band, stop) in positions.enumerated() {
+                    for position in stop..<online[band].endIndex where key.isTied(online[band][position]) {
+                        tied.append(online[band][position])
+                    }
                 }
+                offerTied(tied)
             }
             // Those likely to rank high first, so that the depth-th so far rises early and
             // turns more away.
             if key.ranksOnlineHigh { offerOnline() }
-            let center = CircleDistance(circle)
-            func offer(_ slot: Int32) {
-                let entry = entries[Int(slot)]
-                if let distance = center.distanceKm(to: entry) { consider(slot, entry, distanceKm: distance) }
-            }
             // The nearest cells first: in distance and relevance they rank highest. A cell's
             // list is read in time order until no later meeting of it can rank (no nearer
-            // than the cell, no sooner than the one at hand), then only for ties.
-            for cell in cellsByDistance(near: circle) {
-                var position = 0
-                while position < cell.list.count {
-                    let slot = cell.list[position]
-                    if let worst = kept.worst,
-                       key.lowest(locatedFrom: entries[Int(slot)].startsAt, nearestKm: cell.nearestKm) > worst.key { break }
-                    offer(slot)
-                    position += 1
+            // than the cell, no sooner than the one at hand), then only for ties, which are
+            // offered after every cell's walk: the result is the same in any order.
+            var tied: [Int32] = []
+            cellLists.withUnsafeBufferPointer { lists in
+                // Each list read in place, never copied out (`cellLists`).
+                for (cell, nearestKm) in cellsByDistance(near: circle) {
+                    let count = lists[Int(cell)].count
+                    var position = 0
+                    while position < count {
+                        let slot = lists[Int(cell)][position]
+                        let entry = entries[Int(slot)]
+                        if let worst = kept.worst, key.lowest(locatedFrom: entry.startsAt, nearestKm: nearestKm) > worst.key { break }
+                        offer(slot, entry)
+                        position += 1
+                    }
+                    for position in position..<count where key.isTied(lists[Int(cell)][position]) {
+                        tied.append(lists[Int(cell)][position])
+                    }
                 }
-                for slot in cell.list[position...] where key.isTied(slot) { offer(slot) }
             }
+            offerTied(tied)
             if !key.ranksOnlineHigh { offerOnline() }
         } else {
             for slot in byTime[timePosition(from: from)...] {
@@ -119,25 +142,26 @@ extension FeedIndexState {
     /// The slots of located meetings in the grid cells that cover `circle`, cell by cell.
     func cellLists(near circle: GeoCircle) -> [[Int32]] {
         var lists: [[Int32]] = []
-        guard forEachCell(near: circle, { _, _, list in lists.append(list) }) else { return Array(cells.values) }
+        guard forEachCell(near: circle, { _, _, cell in lists.append(cellLists[Int(cell)]) }) else { return cellLists }
         return lists
     }
 
-    /// `cellLists(near:)` with how near each cell comes to the centre, nearest first.
-    func cellsByDistance(near circle: GeoCircle) -> [(list: [Int32], nearestKm: Double)] {
+    /// The cells (places in `cellLists`) that cover `circle`, with how near each comes to the
+    /// centre, nearest first.
+    func cellsByDistance(near circle: GeoCircle) -> [(cell: Int32, nearestKm: Double)] {
         let bound = FeedCellDistance(circle)
-        var lists: [(list: [Int32], nearestKm: Double)] = []
-        guard forEachCell(near: circle, { latIndex, lonIndex, list in
-            lists.append((list, bound.nearestKm(latIndex: latIndex, lonIndex: lonIndex)))
-        }) else { return cells.values.map { ($0, 0) } }
-        lists.sort { $0.nearestKm < $1.nearestKm }
-        return lists
+        var cells: [(cell: Int32, nearestKm: Double)] = []
+        guard forEachCell(near: circle, { latIndex, lonIndex, cell in
+            cells.append((cell, bound.nearestKm(latIndex: latIndex, lonIndex: lonIndex)))
+        }) else { return cellLists.indices.map { (Int32($0), 0) } }
+        cells.sort { $0.nearestKm < $1.nearestKm }
+        return cells
     }
 
-    /// Calls `body` with each grid cell that covers `circle` and has meetings; `false` (and no
-    /// call) for a huge circle (near a pole), which covers more cells than exist: its
-    /// caller reads every one, and the distance test decides anyway.
-    private func forEachCell(near circle: GeoCircle, _ body: (Int64, Int64, [Int32]) -> Void) -> Bool {
+    /// Calls `body` with each grid cell that covers `circle` and has meetings (its place in
+    /// `cellLists`); `false` (and no call) for a huge circle (near a pole), which covers more
+    /// cells than exist: its caller reads every one, and the distance test decides anyway.
+    private func forEachCell(near circle: GeoCircle, _ body: (Int64, Int64, Int32) -> Void) -> Bool {
         let cellDegrees = Self.cellDegrees
         func index(_ degrees: Double) -> Int64 { Int64((degrees / cellDegrees).rounded(.down)) }
         let boxes = circle.boundingBoxes
@@ -148,20 +172,27 @@ extension FeedIndexState {
         for box in boxes {
             for latIndex in index(box.minLat)...index(box.maxLat) {
                 for lonIndex in index(box.minLon)...index(box.maxLon) {
-                    if let list = cells[Self.cell(latIndex: latIndex, lonIndex: lonIndex)] { body(latIndex, lonIndex, list) }
+                    if let cell = cells[Self.cell(latIndex: latIndex, lonIndex: lonIndex)], !cellLists[Int(cell)].isEmpty {
+                        body(latIndex, lonIndex, cell)
+                    }
                 }
             }
         }
         return true
     }
 
-    /// Per slot, in how many of `lists` it is (up to 255): how many of the viewer's friends
-    /// go, how many of the viewer's activities it has. Counting from the few lists keeps
-    /// the scan of candidates to flat arrays.
-    func tally(_ lists: [[Int32]]) -> [UInt8] {
+    /// Per slot, in how many of the lists at `chosen` in `lists` it is (up to 255): how many
+    /// of the viewer's friends go, how many of the viewer's activities it has. Counting from
+    /// the few lists keeps the scan of candidates to flat arrays. Each list is read in place
+    /// (`cellLists`).
+    func tally(_ chosen: [UInt32], of lists: [[Int32]]) -> [UInt8] {
         var counts = [UInt8](repeating: 0, count: entries.count)
-        for list in lists {
-            for slot in list where counts[Int(slot)] < .max { counts[Int(slot)] += 1 }
+        lists.withUnsafeBufferPointer { lists in
+            for list in chosen {
+                lists[Int(list)].withUnsafeBufferPointer { list in
+                    for slot in list where counts[Int(slot)] < .max { counts[Int(slot)] += 1 }
+                }
+            }
         }
         return counts
     }
@@ -259,7 +290,7 @@ struct FeedFilter {
         freeOnly = request.freeOnly
         hasSpots = request.hasSpots
         withActivity = request.activityIds.isEmpty
-            ? nil : state.tally(Set(request.activityIds).compactMap { state.activities[$0] }.map { state.meetingsWith[Int($0)] })
+            ? nil : state.tally(Set(request.activityIds).compactMap { state.activities[$0] }, of: state.meetingsWith)
         blockedOrganizers = Set(viewer.blockedUserIds.compactMap { state.users[$0] })
     }
 
