@@ -67,6 +67,14 @@ public enum ChangeLog {
             """), arguments: [first, last, topic.rawValue]) ?? false
     }
 
+    /// The subjects of the changes `ids` that are about `topic`.
+    static func subjects(of topic: ChangeTopic, among ids: Set<Int64>, in db: Database) throws -> Set<String> {
+        guard let first = ids.min(), let last = ids.max() else { return [] }
+        return try Set(String.fetchAll(db.cachedStatement(sql: """
+            SELECT subject FROM changeLog WHERE id BETWEEN ? AND ? AND topic = ?
+            """), arguments: [first, last, topic.rawValue]))
+    }
+
     /// The changes after `id`, oldest first; `isLocal` is false, the tail decides it.
     static func changes(after id: Int64, limit: Int, in db: Database) throws -> [Change] {
         try Row.fetchAll(db, sql: """

@@ -9,6 +9,7 @@ public struct MeetingService: Sendable {
     let now: @Sendable () -> Date
     let snapshots: FeedSnapshots
     let index: FeedIndex
+    let viewers: FeedViewers
 
     /// - Parameters:
     ///   - resolvePlace: turns the place a client sends into a geocoded place.
@@ -19,14 +20,16 @@ public struct MeetingService: Sendable {
         self.now = now
         self.snapshots = FeedSnapshots()
         self.index = FeedIndex(database: database, now: now)
+        self.viewers = FeedViewers(database: database)
     }
 
-    /// Keeps the feed index in step with meeting writes of other processes (the admin CLI)
-    /// as `changes` delivers them; this process's own writes it follows by itself.
+    /// Keeps the feed index and its viewers in step with writes of other processes (the admin
+    /// CLI) as `changes` delivers them; this process's own writes they follow by themselves.
     public func follow(_ changes: ChangeTail) {
         changes.subscribe(to: [.meeting]) { [index] changes in
             await index.follow(Set(changes.lazy.filter { !$0.isLocal }.compactMap { Int64($0.subject) }))
         }
+        viewers.follow(changes)
     }
 
     /// Creates a meeting organized by `organizerId`, who becomes its first member; invitees

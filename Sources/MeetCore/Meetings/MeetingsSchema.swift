@@ -61,6 +61,34 @@ enum MeetingsSchema {
             // as JSON, for the later page that reaches its end (FeedSnapshots.Snapshot.deeper).
             try db.execute(sql: "ALTER TABLE feedSnapshot ADD COLUMN deeper TEXT")
         },
+        Migration(name: "310 writes that change a feed's viewer are in the change log") { db in
+            // ``FeedViewers`` remembers each viewer's blocks, friends and activities until one of
+            // these commits, from any process, changes them (subject: each user concerned). By
+            // trigger, so that no code path can forget it; cascades from a user's or an
+            // activity's deletion fire them too.
+            let now = "(julianday('now') - 2440587.5) * 86400.0"
+            func logged(_ subjects: String...) -> String {
+                subjects.map { "INSERT INTO changeLog (topic, subject, createdAt) VALUES ('feedViewer', \($0), \(now));" }
+                    .joined(separator: " ")
+            }
+            try db.execute(sql: """
+                CREATE TRIGGER block_feedViewerInsert AFTER INSERT ON block BEGIN \(logged("NEW.blockerId", "NEW.blockedId")) END;
+                CREATE TRIGGER block_feedViewerDelete AFTER DELETE ON block BEGIN \(logged("OLD.blockerId", "OLD.blockedId")) END;
+                CREATE TRIGGER block_feedViewerUpdate AFTER UPDATE ON block BEGIN
+                    \(logged("OLD.blockerId", "OLD.blockedId", "NEW.blockerId", "NEW.blockedId"))
+                END;
+                CREATE TRIGGER friendship_feedViewerInsert AFTER INSERT ON friendship BEGIN \(logged("NEW.userId", "NEW.friendId")) END;
+                CREATE TRIGGER friendship_feedViewerDelete AFTER DELETE ON friendship BEGIN \(logged("OLD.userId", "OLD.friendId")) END;
+                CREATE TRIGGER friendship_feedViewerUpdate AFTER UPDATE ON friendship BEGIN
+                    \(logged("OLD.userId", "OLD.friendId", "NEW.userId", "NEW.friendId"))
+                END;
+                CREATE TRIGGER profileActivity_feedViewerInsert AFTER INSERT ON profileActivity BEGIN \(logged("NEW.userId")) END;
+                CREATE TRIGGER profileActivity_feedViewerDelete AFTER DELETE ON profileActivity BEGIN \(logged("OLD.userId")) END;
+                CREATE TRIGGER profileActivity_feedViewerUpdate AFTER UPDATE ON profileActivity BEGIN
+                    \(logged("OLD.userId", "NEW.userId"))
+                END;
+                """)
+        },
     ]
 
     private static func createMeetings(_ db: Database) throws {

@@ -81,10 +81,10 @@ import Testing
             meetings.store([0: alone], readSince: meetings.generation)
         }
         #expect(meetings.items([0]).keys.sorted() == [0])
-        FeedPageMeetings.freeing.suspend()
+        CacheRelease.queue.suspend()
         meetings.store(many, readSince: meetings.generation)
         #expect(dropped != nil)  // not freed by the request that started afresh
-        FeedPageMeetings.freeing.resume()
+        CacheRelease.queue.resume()
         let deadline = ContinuousClock.now + .seconds(5)
         while dropped != nil, ContinuousClock.now < deadline { usleep(1000) }
         #expect(dropped == nil)

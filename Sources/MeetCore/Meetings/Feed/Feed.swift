@@ -40,6 +40,10 @@ extension MeetingService {
 
     private func feed(_ request: FeedRequest, caller: FeedCaller) async throws -> (page: FeedPage, check: AccountService.TokenCheck?) {
         let time = now()
+        if request.cursor == nil, case .user(let viewerId) = caller, let viewer = viewers.viewer(viewerId),
+           let page = try await firstPage(request, viewer: viewer, of: viewerId, at: time) {
+            return (page, nil)
+        }
         // The index may not be loaded when a ranking needs it: a failed refresh may drop it
         // between `ready()` and the ranking, a later page may rank deeper before any first
         // page loaded it. Load it and try again, once; an index that cannot stay loaded is
@@ -47,10 +51,11 @@ extension MeetingService {
         for attempt in 0..<2 {
             if request.cursor == nil || attempt > 0 { try await index.ready() }
             let generation = index.pageMeetings.generation
+            let viewerGeneration = viewers.generation
             let answer = try await database.quickRead(leavingHalf: true) { db -> (page: FeedPage, check: AccountService.TokenCheck?)? in
                 let (viewerId, check) = try caller.resolve(in: db)
                 let page = request.cursor == nil
-                    ? try firstPage(request, viewer: viewerId, at: time, readSince: generation, in: db)
+                    ? try firstPage(request, viewer: viewerId, at: time, readSince: generation, viewerSince: viewerGeneration, in: db)
                     : try laterPage(request, viewer: viewerId, at: time, readSince: generation, in: db)
                 return page.map { ($0, check) }
             }
@@ -100,13 +105,43 @@ extension MeetingService {
         return try page(numbers, from: snapshot.center, next: next, hiding: Set(blocked), readSince: generation, in: db)
     }
 
-    /// The first page from the loaded index: the viewer's blocks (and friends and
-    /// activities), then the page's meetings. `nil` when the index is not loaded.
+    /// The first page for a viewer known without a read (`FeedViewers`): ranked from the
+    /// index, its meetings from the page cache, and a read only for those the cache lacks.
+    /// `nil` when the index is not loaded.
+    private func firstPage(_ request: FeedRequest, viewer: FeedViewer, of viewerId: String, at time: Date) async throws -> FeedPage? {
+        try request.validate()
+        try await index.ready()
+        let generation = index.pageMeetings.generation
+        guard let first = firstRanking(request, viewer: viewer, of: viewerId, at: time) else { return nil }
+        let found = index.pageMeetings.items(first.numbers)
+        if found.count == first.numbers.count {
+            return page(first.numbers, showing: found, from: first.center, next: first.next, hiding: [])
+        }
+        return try await database.quickRead(leavingHalf: true) { db in
+            try page(first.numbers, from: first.center, next: first.next, hiding: [], readSince: generation, in: db)
+        }
+    }
+
+    /// The first page from the loaded index: the viewer's blocks, friends and activities
+    /// (kept in `viewers` for the next page, if no change to them committed since
+    /// `viewerGeneration`), then the page's meetings. `nil` when the index is not loaded.
     private func firstPage(
-        _ request: FeedRequest, viewer viewerId: String, at time: Date, readSince generation: UInt64, in db: Database
+        _ request: FeedRequest, viewer viewerId: String, at time: Date, readSince generation: UInt64,
+        viewerSince viewerGeneration: UInt64, in db: Database
     ) throws -> FeedPage? {
         try request.validate()
-        let viewer = try FeedViewer.fetch(viewerId, forRelevance: request.sort == .relevance, in: db)
+        // Whole whatever the order, so that any order's next first page can use it.
+        let viewer = try FeedViewer.fetch(viewerId, forRelevance: true, in: db)
+        viewers.remember(viewer, of: viewerId, readSince: viewerGeneration)
+        guard let first = firstRanking(request, viewer: viewer, of: viewerId, at: time) else { return nil }
+        return try page(first.numbers, from: first.center, next: first.next, hiding: [], readSince: generation, in: db)
+    }
+
+    /// The meetings a first page shows, the point their distances are measured from, and the
+    /// cursor to the next page, whose list it stores. `nil` when the index is not loaded.
+    private func firstRanking(
+        _ request: FeedRequest, viewer: FeedViewer, of viewerId: String, at time: Date
+    ) -> (numbers: [Int64], center: Coordinate?, next: String?)? {
         let depth = Self.firstDepth(limit: request.limit)
         guard let ranked = index.rank(
             request, from: (request.from ?? time).timeIntervalSince1970, viewer: viewer,
@@ -119,15 +154,12 @@ extension MeetingService {
             let token = snapshots.store(FeedSnapshots.Snapshot(viewerId: viewerId, created: time, center: center, list: list, deeper: deeper))
             next = FeedCursor(token: token, offset: request.limit).text
         }
-        let numbers = ranked.prefix(request.limit).map(\.number)
-        return try page(numbers, from: center, next: next, hiding: [], readSince: generation, in: db)
+        return (ranked.prefix(request.limit).map(\.number), center, next)
     }
 
-    /// The meetings `numbers`, in that order, as they are now: meetings cancelled or made
-    /// private since the first page, or organized by someone in `hiddenOrganizers`, drop
-    /// out; the rest keep their place. Distances are measured from `center`, to where each
-    /// meeting is now. Those pages showed lately come from `FeedIndex.pageMeetings`, the
-    /// others from `db`, kept there if nothing changed since `generation`.
+    /// The meetings `numbers`, in that order, as they are now (`page(_:showing:from:next:hiding:)`):
+    /// those pages showed lately come from `FeedIndex.pageMeetings`, the others from `db`,
+    /// kept there if nothing changed since `generation`.
     private func page(
         _ numbers: [Int64], from center: Coordinate?, next: String?, hiding hiddenOrganizers: Set<String>,
         readSince generation: UInt64, in db: Database
@@ -139,6 +171,17 @@ extension MeetingService {
             index.pageMeetings.store(read, readSince: generation)
             found.merge(read) { kept, _ in kept }
         }
+        return page(numbers, showing: found, from: center, next: next, hiding: hiddenOrganizers)
+    }
+
+    /// The meetings `numbers`, in that order, from `found`: meetings not found, cancelled or
+    /// made private since the first page, or organized by someone in `hiddenOrganizers`, drop
+    /// out; the rest keep their place. Distances are measured from `center`, to where each
+    /// meeting is now.
+    private func page(
+        _ numbers: [Int64], showing found: [Int64: PageMeeting], from center: Coordinate?, next: String?,
+        hiding hiddenOrganizers: Set<String>
+    ) -> FeedPage {
         let items = numbers.compactMap { number -> FeedPage.Item? in
             guard let shown = found[number], shown.isListed, !hiddenOrganizers.contains(shown.meeting.organizerId) else { return nil }
             var distanceKm: Double?

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// The meetings feed pages showed lately, as pages show them, so that a page reads from the
@@ -43,12 +42,12 @@ final class FeedPageMeetings: Sendable {
     /// Keeps `items`, read from a snapshot taken after `generation` was; not if a meeting
     /// was dropped since, as the snapshot may predate that commit.
     func store(_ items: [Int64: PageMeeting], readSince generation: UInt64) {
-        let full = state.withLock { state -> Dropped? in
+        let full = state.withLock { state -> State? in
             guard state.generation == generation else { return nil }
             let added = items.values.reduce(0) { $0 + $1.bytes }
-            var full: Dropped?
+            var full: State?
             if state.bytes + added > Self.byteBudget {
-                full = Dropped(state)
+                full = state
                 state = State(generation: generation)
             }
             for (number, item) in items {
@@ -57,23 +56,8 @@ final class FeedPageMeetings: Sendable {
             state.bytes += added
             return full
         }
-        // Freeing a full cache's 19,000 readings took 16 ms: under the lock, and on this
-        // request's event loop, it held up every page (p99.9 of the relevance feed at 1,000/s,
-        // docs/benchmarks.md). Another thread frees them.
-        if let full { Self.freeing.async { full.state = nil } }
-    }
-
-    /// Where a fresh start's readings are freed.
-    static let freeing = DispatchQueue(label: "meetupd.feed-page-meetings.freeing", qos: .utility)
-
-    /// What a fresh start dropped, held only here, so that the last reference goes where
-    /// `state` is set to `nil`, not wherever the box is released.
-    private final class Dropped: @unchecked Sendable {
-        var state: State?
-
-        init(_ state: State) {
-            self.state = state
-        }
+        // Consumed, so that no copy stays here to be released last on this thread.
+        if full != nil { CacheRelease.release(consume full) }
     }
 
     /// Forgets `numbers`: a commit changed them.

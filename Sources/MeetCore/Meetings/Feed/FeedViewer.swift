@@ -1,8 +1,8 @@
 import GRDB
 
-/// What a feed query needs to know about the person asking, read fresh for every first
-/// page with small indexed lookups: a new friendship or block shows at once, and the
-/// lookups cost far less than keeping a cache of them right would.
+/// What a feed query needs to know about the person asking, read with small indexed lookups
+/// and kept for the next first page by ``FeedViewers``, which forgets it when any of it
+/// changes: a new friendship or block shows at once.
 struct FeedViewer: Sendable {
     /// Users the viewer blocked or who blocked the viewer: their meetings are hidden.
     var blockedUserIds: [String] = []
@@ -10,6 +10,11 @@ struct FeedViewer: Sendable {
     var activityIds: [String] = []
     /// The viewer's friends (for relevance only).
     var friendIds: [String] = []
+
+    /// Memory taken, roughly: each id and its place in its list, and the lists.
+    var bytes: Int {
+        [blockedUserIds, activityIds, friendIds].joined().reduce(160) { $0 + $1.utf8.count + 32 }
+    }
 
     static func fetch(_ viewerId: String, forRelevance: Bool, in db: Database) throws -> FeedViewer {
         func ids(_ sql: String, _ arguments: StatementArguments) throws -> [String] {
