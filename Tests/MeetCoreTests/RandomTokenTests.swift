@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import MeetCore
 
@@ -9,6 +10,19 @@ import Testing
         let ids = (0..<10_000).map { _ in RandomToken.id() }
         #expect(ids.allSatisfy { !$0.hasPrefix("-") && RandomToken.isWellFormedId($0) && $0.count == 22 })
         #expect(Set(ids).count == ids.count)
+    }
+
+    /// Ids and secrets share one buffer of random bytes, refilled from the kernel: taken from
+    /// many threads at once, through many refills, none repeats.
+    @Test func idsAndSecretsFromManyThreadsNeverRepeat() {
+        let taken = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            let mine = (0..<2_000).map { n in n % 2 == thread % 2 ? RandomToken.id() : RandomToken.secret() }
+            taken.withLock { $0 += mine }
+        }
+        let all = taken.withLock { $0 }
+        #expect(all.count == 16_000 && Set(all).count == all.count)
+        #expect(all.allSatisfy { RandomToken.isWellFormedId($0) && [22, 43].contains($0.count) })
     }
 
     /// Ids made at one time are as well formed and distinct as random ones, and share their
