@@ -9,14 +9,11 @@ import Darwin
 /// Writers go first once waiting, so that a stream of queries cannot hold an update back.
 final class ReadWriteLocked<Value>: @unchecked Sendable {
     // Safe to share: `value` is only touched while `lock` is held, shared or exclusive.
-    // Behind a pointer, so that a reader borrows it: read from a stored property, the value
-    // was copied for each reader, a retain and a release of each of its arrays, which the
-    // cores fought over (issue 21).
-    private let value = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+    private var value: Value
     private let lock = UnsafeMutablePointer<pthread_rwlock_t>.allocate(capacity: 1)
 
     init(_ value: Value) {
-        self.value.initialize(to: value)
+        self.value = value
         var attributes = pthread_rwlockattr_t()
         pthread_rwlockattr_init(&attributes)
         #if canImport(Glibc)
@@ -29,21 +26,19 @@ final class ReadWriteLocked<Value>: @unchecked Sendable {
     deinit {
         pthread_rwlock_destroy(lock)
         lock.deallocate()
-        value.deinitialize(count: 1)
-        value.deallocate()
     }
 
     /// Runs `body` on the value, alongside other readers.
     func read<Result>(_ body: (Value) throws -> Result) rethrows -> Result {
         pthread_rwlock_rdlock(lock)
         defer { pthread_rwlock_unlock(lock) }
-        return try body(value.pointee)
+        return try body(value)
     }
 
     /// Runs `body` on the value alone.
     func write<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_rwlock_wrlock(lock)
         defer { pthread_rwlock_unlock(lock) }
-        return try body(&value.pointee)
+        return try body(&value)
     }
 }
