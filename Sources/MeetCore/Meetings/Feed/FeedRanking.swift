@@ -184,13 +184,15 @@ extension FeedIndexState {
     /// Per slot, in how many of the lists at `chosen` in `lists` it is (up to 255): how many
     /// of the viewer's friends go, how many of the viewer's activities it has. Counting from
     /// the few lists keeps the scan of candidates to flat arrays. Each list is read in place
-    /// (`cellLists`).
+    /// (`cellLists`), by index: handed to a method of its own (`withUnsafeBufferPointer`), a
+    /// list was retained and released, on a count the cores share (disassembly, issue 21).
     func tally(_ chosen: [UInt32], of lists: [[Int32]]) -> [UInt8] {
         var counts = [UInt8](repeating: 0, count: entries.count)
         lists.withUnsafeBufferPointer { lists in
             for list in chosen {
-                lists[Int(list)].withUnsafeBufferPointer { list in
-                    for slot in list where counts[Int(slot)] < .max { counts[Int(slot)] += 1 }
+                for position in 0..<lists[Int(list)].count {
+                    let slot = Int(lists[Int(list)][position])
+                    if counts[slot] < .max { counts[slot] += 1 }
                 }
             }
         }
