@@ -65,7 +65,9 @@ enum MeetingsSchema {
             // ``FeedViewers`` remembers each viewer's blocks, friends and activities until one of
             // these commits, from any process, changes them (subject: each user concerned). By
             // trigger, so that no code path can forget it; cascades from a user's or an
-            // activity's deletion fire them too.
+            // activity's deletion fire them too. On a fresh database this runs before migration
+            // 500 creates `changeLog`: SQLite resolves a trigger's body when it fires, and no
+            // migration between writes these tables (as for 404 and 405).
             let now = "(julianday('now') - 2440587.5) * 86400.0"
             func logged(_ subjects: String...) -> String {
                 subjects.map { "INSERT INTO changeLog (topic, subject, createdAt) VALUES ('feedViewer', \($0), \(now));" }

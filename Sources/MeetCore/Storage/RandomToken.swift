@@ -108,7 +108,7 @@ public enum RandomToken {
                 }
                 let taken = UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + destination.count])
                 destination.copyMemory(from: UnsafeRawBufferPointer(taken))
-                // Handed out: not left behind to be read by anyone else (a secret is a token).
+                // Handed out: not kept here too (a secret is a bearer token).
                 taken.initializeMemory(as: UInt8.self, repeating: 0)
             }
             used += destination.count

@@ -73,6 +73,30 @@ import Testing
         #expect(viewers.viewer("ann") != nil)
     }
 
+    /// Rows deleted by a cascade (a user's, an activity's) and rows rewritten in place (an
+    /// activity merge) change viewers too.
+    @Test func cascadesAndUpdatesForgetTheirUsers() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "bob", "cid")
+        try await write(f, """
+            INSERT INTO friendship (userId, friendId, since) VALUES ('ann', 'bob', :now), ('bob', 'ann', :now);
+            INSERT INTO profileActivity (userId, activityId) VALUES ('cid', 'chess')
+            """)
+        let viewers = f.service.viewers
+        func keep(_ users: String...) {
+            for user in users { viewers.remember(FeedViewer(), of: user, readSince: viewers.generation) }
+        }
+        keep("ann", "bob", "cid")
+        try await write(f, "DELETE FROM user WHERE id = 'bob'")
+        #expect(viewers.viewer("ann") == nil && viewers.viewer("bob") == nil && viewers.viewer("cid") != nil)
+        keep("ann")
+        try await write(f, "UPDATE profileActivity SET activityId = 'running' WHERE userId = 'cid'")
+        #expect(viewers.viewer("cid") == nil && viewers.viewer("ann") != nil)
+        keep("cid")
+        try await write(f, "DELETE FROM activity WHERE id = 'running'")
+        #expect(viewers.viewer("cid") == nil && viewers.viewer("ann") != nil)
+    }
+
     @Test func aReadOlderThanAChangeIsNotKept() async throws {
         let f = try MeetingFixture()
         try f.users("ann", "bob")

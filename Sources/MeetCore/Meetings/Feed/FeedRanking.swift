@@ -74,7 +74,7 @@ extension FeedIndexState {
             func offerOnline(band: Int, from start: Int, limit: Int) -> Int {
                 let fullness = Double(band + 1) / Double(Self.fullnessBands)
                 var position = start
-                // Indexed in place, never copied out (as `cellLists`).
+                // Indexed in place, never copied out (as the cells' lists below).
                 while position < online[band].endIndex, position - start < limit {
                     let slot = online[band][position]
                     let entry = entries[Int(slot)]
@@ -160,7 +160,8 @@ extension FeedIndexState {
 
     /// Calls `body` with each grid cell that covers `circle` and has meetings (its place in
     /// `cellLists`); `false` (and no call) for a huge circle (near a pole), which covers more
-    /// cells than exist: its caller reads every one, and the distance test decides anyway.
+    /// cells than the grid has held (empty ones keep their place): its caller reads every
+    /// one, and the distance test decides anyway.
     private func forEachCell(near circle: GeoCircle, _ body: (Int64, Int64, Int32) -> Void) -> Bool {
         let cellDegrees = Self.cellDegrees
         func index(_ degrees: Double) -> Int64 { Int64((degrees / cellDegrees).rounded(.down)) }
@@ -183,9 +184,10 @@ extension FeedIndexState {
 
     /// Per slot, in how many of the lists at `chosen` in `lists` it is (up to 255): how many
     /// of the viewer's friends go, how many of the viewer's activities it has. Counting from
-    /// the few lists keeps the scan of candidates to flat arrays. Each list is read in place
-    /// (`cellLists`), by index: handed to a method of its own (`withUnsafeBufferPointer`), a
-    /// list was retained and released, on a count the cores share (disassembly, issue 21).
+    /// the few lists keeps the scan of candidates to flat arrays. Each list is read in place,
+    /// by index, as the cells' lists are: handed to a method of its own
+    /// (`withUnsafeBufferPointer`), a list was retained and released, on a count the cores
+    /// share (disassembly, issue 21).
     func tally(_ chosen: [UInt32], of lists: [[Int32]]) -> [UInt8] {
         var counts = [UInt8](repeating: 0, count: entries.count)
         lists.withUnsafeBufferPointer { lists in
