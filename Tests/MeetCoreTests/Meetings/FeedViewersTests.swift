@@ -122,6 +122,29 @@ import Testing
         #expect(viewers.viewer("one more") != nil)
     }
 
+    /// A kept viewer's first page reads nothing: a block another process committed shows only
+    /// once the change tail brings it (then at once), never from the page's own read.
+    @Test func aKeptViewersPageReadsNothingUntilTheTailBringsAChange() async throws {
+        let f = try MeetingFixture()
+        try f.users("ann", "viewer")
+        try await meeting(f, "ann's", by: "ann", in: 5)
+        let request = FeedRequest(lat: Self.center.lat, lon: Self.center.lon)
+        func titles() async throws -> [String] { try await f.service.feed(request, viewer: "viewer").items.map(\.title) }
+        #expect(try await titles() == ["ann's"])
+        let tail = try ChangeTail(database: f.database, pollInterval: .milliseconds(20), now: Date.init)
+        f.service.follow(tail)
+        let other = try AppDatabase(path: f.folder.url.appendingPathComponent("db.sqlite").path)
+        try await other.writer.write { db in
+            try db.execute(sql: "INSERT INTO block (blockerId, blockedId, createdAt) VALUES ('ann', 'viewer', ?)", arguments: [MeetingFixture.now])
+        }
+        #expect(try await titles() == ["ann's"])  // a read would have seen the block
+        let running = Task { await tail.run() }
+        defer { running.cancel() }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while f.service.viewers.viewer("viewer") != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(try await titles() == [])
+    }
+
     @Test func anotherProcesssChangeIsForgottenWhenTheTailBringsIt() async throws {
         let f = try MeetingFixture()
         try f.users("ann", "bob")
