@@ -64,25 +64,25 @@ import Testing
         let before = meetings.generation
         // A commit touched meeting 1 while the read was under way.
         meetings.drop([1])
-        meetings.store([1: item], readSince: before)
-        #expect(meetings.items([1]).isEmpty)
-        meetings.store([1: item], readSince: meetings.generation)
-        #expect(meetings.items([1, 2]).keys.sorted() == [1])
+        meetings.keep([1: item], readSince: before)
+        #expect(meetings.values([1]).isEmpty)
+        meetings.keep([1: item], readSince: meetings.generation)
+        #expect(meetings.values([1, 2]).keys.sorted() == [1])
         // Bounded: past its byte budget it starts afresh.
         let many = Dictionary(uniqueKeysWithValues: (2...Int64(FeedPageMeetings.byteBudget / item.bytes) + 1).map { ($0, item) })
-        meetings.store(many, readSince: meetings.generation)
-        #expect(meetings.items([1, 2]).keys.sorted() == [2])
+        meetings.keep(many, readSince: meetings.generation)
+        #expect(meetings.values([1, 2]).keys.sorted() == [2])
         // What a fresh start drops is freed, on another thread: a reading only the cache held
         // goes soon after.
         weak var dropped: PageMeeting?
         do {
             let alone = PageMeeting(meeting: meeting, isListed: true, point: nil)
             dropped = alone
-            meetings.store([0: alone], readSince: meetings.generation)
+            meetings.keep([0: alone], readSince: meetings.generation)
         }
-        #expect(meetings.items([0]).keys.sorted() == [0])
+        #expect(meetings.values([0]).keys.sorted() == [0])
         CacheRelease.queue.suspend()
-        meetings.store(many, readSince: meetings.generation)
+        meetings.keep(many, readSince: meetings.generation)
         #expect(dropped != nil)  // not freed by the request that started afresh
         CacheRelease.queue.resume()
         let deadline = ContinuousClock.now + .seconds(5)

@@ -113,7 +113,7 @@ extension MeetingService {
         try await index.ready()
         let generation = index.pageMeetings.generation
         guard let first = firstRanking(request, viewer: viewer, of: viewerId, at: time) else { return nil }
-        let found = index.pageMeetings.items(first.numbers)
+        let found = index.pageMeetings.values(first.numbers)
         if found.count == first.numbers.count {
             return page(first.numbers, showing: found, from: first.center, next: first.next, hiding: [])
         }
@@ -164,11 +164,11 @@ extension MeetingService {
         _ numbers: [Int64], from center: Coordinate?, next: String?, hiding hiddenOrganizers: Set<String>,
         readSince generation: UInt64, in db: Database
     ) throws -> FeedPage {
-        var found = index.pageMeetings.items(numbers)
+        var found = index.pageMeetings.values(numbers)
         let missing = numbers.filter { found[$0] == nil }
         if !missing.isEmpty {
             let read = try pageMeetings(missing, in: db)
-            index.pageMeetings.store(read, readSince: generation)
+            index.pageMeetings.keep(read, readSince: generation)
             found.merge(read) { kept, _ in kept }
         }
         return page(numbers, showing: found, from: center, next: next, hiding: hiddenOrganizers)

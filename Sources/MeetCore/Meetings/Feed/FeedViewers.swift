@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What feed pages know about their viewers (`FeedViewer`), kept from one page to the next, so
 /// that a first page whose meetings the page cache holds needs no database read at all: the
 /// read transaction and the viewer's three lookups were about 7 % of a nearby relevance page
@@ -14,72 +12,38 @@ import Synchronization
 /// what it read only if no change committed since before its read began (`generation`).
 /// Bounded: past `byteBudget` it starts afresh.
 final class FeedViewers: Sendable {
-    private struct State {
-        var viewers: [String: FeedViewer] = [:]
-        var bytes = 0
-        var generation: UInt64 = 0
-    }
-
     /// What the kept viewers may take together (`FeedViewer.bytes`): some 20,000 with a
     /// dozen friends and activities.
     static let byteBudget = 16 << 20
 
-    private let state = Mutex(State())
+    private let kept = KeptReadings<String, FeedViewer>(budget: byteBudget) { $0.utf8.count + $1.bytes }
 
     /// Forgets the users whose viewer changes when this process commits in `database`.
     init(database: AppDatabase) {
         database.writer.add(transactionObserver: ChangeCommitObserver { [weak self] ids, db in
             // Changes that cannot be read might be anyone's.
-            self?.forget(try? ChangeLog.subjects(of: .feedViewer, among: ids, in: db))
+            self?.kept.drop(try? ChangeLog.subjects(of: .feedViewer, among: ids, in: db))
         }, extent: .databaseLifetime)
     }
 
     /// Take it before a read whose viewer may be kept (`remember(_:of:readSince:)`).
-    var generation: UInt64 { state.withLock(\.generation) }
+    var generation: UInt64 { kept.generation }
 
     /// The viewer `userId` as last read, if kept.
     func viewer(_ userId: String) -> FeedViewer? {
-        state.withLock { $0.viewers[userId] }
+        kept.value(userId)
     }
 
     /// Keeps `viewer`, read from a snapshot taken after `generation` was; not if a change
     /// committed since, as the snapshot may predate it.
     func remember(_ viewer: FeedViewer, of userId: String, readSince generation: UInt64) {
-        let added = viewer.bytes + userId.utf8.count
-        let full = state.withLock { state -> State? in
-            guard state.generation == generation else { return nil }
-            var full: State?
-            if state.bytes + added > Self.byteBudget {
-                full = state
-                state = State(generation: generation)
-            }
-            if let old = state.viewers.updateValue(viewer, forKey: userId) { state.bytes -= old.bytes + userId.utf8.count }
-            state.bytes += added
-            return full
-        }
-        // Consumed, so that no copy stays here to be released last on this thread.
-        if full != nil { CacheRelease.release(consume full) }
+        kept.keep([userId: viewer], readSince: generation)
     }
 
     /// Forgets the viewers of other processes' changes as `changes` delivers them.
     func follow(_ changes: ChangeTail) {
         changes.subscribe(to: [.feedViewer]) { [weak self] changes in
-            self?.forget(Set(changes.lazy.filter { !$0.isLocal }.map(\.subject)))
-        }
-    }
-
-    /// Forgets `users`, every viewer when `nil`.
-    private func forget(_ users: Set<String>?) {
-        if users?.isEmpty == true { return }
-        state.withLock { state in
-            state.generation &+= 1
-            guard let users else {
-                state = State(generation: state.generation)
-                return
-            }
-            for user in users {
-                if let old = state.viewers.removeValue(forKey: user) { state.bytes -= old.bytes + user.utf8.count }
-            }
+            self?.kept.drop(Set(changes.lazy.filter { !$0.isLocal }.map(\.subject)))
         }
     }
 }
