@@ -37,17 +37,6 @@ import Testing
         #expect(RandomToken.id(at: time.addingTimeInterval(0.001)).prefix(8) != ids[0].prefix(8))
     }
 
-    /// A group commit's ids, drawn from one batch of random bytes, are as well formed and
-    /// distinct, also past the count asked for (a fresh batch is drawn then).
-    @Test func batchedIdsStayUniqueAcrossRefills() {
-        let time = Date(timeIntervalSince1970: 1_800_000_000.123)
-        var source = RandomToken.TimedIds(count: 7)
-        let ids = (0..<1_000).map { _ in source.next(at: time) }
-        #expect(ids.allSatisfy { !$0.hasPrefix("-") && RandomToken.isWellFormedId($0) && $0.count == 22 })
-        #expect(Set(ids).count == ids.count)
-        #expect(ids.allSatisfy { $0.prefix(8) == RandomToken.id(at: time).prefix(8) })
-    }
-
     /// The encoder writes what Foundation's base64, made URL-safe and unpadded, says: every
     /// length modulo 3, every byte value.
     @Test func base64URLIsFoundationsBase64MadeURLSafe() {

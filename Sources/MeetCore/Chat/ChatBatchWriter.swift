@@ -57,7 +57,7 @@ struct ChatBatchWriter: Sendable {
             defer { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
             var outcomes: [Result<ChatWritten, any Error>] = []
             outcomes.reserveCapacity(writes.count)
-            var shared = Shared(seqs: ChatRoomLog.Seqs(expecting: writes.count))
+            var shared = Shared(seqs: ChatRoomLog.Seqs())
             try db.inTransaction {
                 var lookup: ChatPostLookup? = try ChatPostLookup(writes, in: db)
                 var posted = Set<PostKey>()

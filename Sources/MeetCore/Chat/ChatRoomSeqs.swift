@@ -21,12 +21,6 @@ extension ChatRoomLog {
         }
 
         private var rooms: [String: Room] = [:]
-        private var ids: RandomToken.TimedIds
-
-        /// No room read yet, for one transaction that appends about `count` rows.
-        init(expecting count: Int) {
-            ids = RandomToken.TimedIds(count: count)
-        }
 
         /// Appends `entry` to the room of meeting `meetingId` with the room's next seq
         /// (creating the room on its first row), `sender` being its sender's name and photo, and
@@ -39,7 +33,7 @@ extension ChatRoomLog {
                 try db.cachedStatement(sql: "INSERT INTO chatRoom (id, meetingId, kind) VALUES (?, ?, ?)")
                     .execute(arguments: [roomId, meetingId, ChatRoomKind.meeting.rawValue])
             }
-            return try insert(entry, id: ids.next(at: time), seq: room.lastSeq + 1, toRoom: roomId, kind: .meeting,
+            return try insert(entry, id: RandomToken.id(at: time), seq: room.lastSeq + 1, toRoom: roomId, kind: .meeting,
                               meetingId: meetingId, sender: sender, at: time, in: db)
         }
 

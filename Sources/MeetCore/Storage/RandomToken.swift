@@ -24,43 +24,12 @@ public enum RandomToken {
     /// durable chat commit wrote the id index's pages to the log once per message). Never
     /// starts with "-": the time's top bits are zero for thousands of years.
     public static func id(at time: Date) -> String {
-        var ids = TimedIds(count: 1)
-        return ids.next(at: time)
-    }
-
-    /// Ids like ``id(at:)`` for rows written together (a group commit's messages): the random
-    /// bits of `count` of them come from the kernel in one call, where `SymmetricKey` asked it
-    /// for 8 bytes at a time (two `getrandom`s per id, 2.7 % of a durable chat post's CPU).
-    struct TimedIds {
-        private let count: Int
-        private var random: [UInt8] = []
-        private var used = 0
-        private static let randomBytes = 10
-
-        init(count: Int) {
-            self.count = max(1, count)
-        }
-
-        mutating func next(at time: Date) -> String {
-            if used == random.count {
-                // arc4random_buf is getrandom's CSPRNG on Linux (glibc ≥ 2.36), as on Darwin.
-                random = [UInt8](unsafeUninitializedCapacity: count * Self.randomBytes) { buffer, initialized in
-                    arc4random_buf(buffer.baseAddress!, buffer.count)
-                    initialized = buffer.count
-                }
-                used = 0
-            }
-            let milliseconds = UInt64(max(0, time.timeIntervalSince1970 * 1000))
-            var bytes: (UInt64, UInt64) = (0, 0)
-            defer { used += Self.randomBytes }
-            return withUnsafeMutableBytes(of: &bytes) { bytes in
-                for position in 0..<6 { bytes[position] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - position))) }
-                random.withUnsafeBytes { random in
-                    UnsafeMutableRawBufferPointer(rebasing: bytes[6...])
-                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: random[used..<used + Self.randomBytes]))
-                }
-                return UnsafeRawBufferPointer(bytes).base64URLEncoded
-            }
+        let milliseconds = UInt64(max(0, time.timeIntervalSince1970 * 1000))
+        var bytes: (UInt64, UInt64) = (0, 0)
+        return withUnsafeMutableBytes(of: &bytes) { bytes in
+            for position in 0..<6 { bytes[position] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - position))) }
+            randomBytes.withLock { $0.take(into: UnsafeMutableRawBufferPointer(rebasing: bytes[6...])) }
+            return UnsafeRawBufferPointer(bytes).base64URLEncoded
         }
     }
 
@@ -91,7 +60,8 @@ public enum RandomToken {
 
     /// Random bytes from the kernel's CSPRNG, fetched 4 KiB at a time and each handed out
     /// once: a `getrandom` per id (two, through `SymmetricKey`) was 1.3 % of a feed request,
-    /// whose first page names its cursor with a new id (issue 21).
+    /// whose first page names its cursor with a new id (issue 21), and 2.7 % of a durable chat
+    /// post's CPU before its ids were drawn a commit at a time.
     private static let randomBytes = Mutex(RandomBytes())
 
     private struct RandomBytes: ~Copyable {
