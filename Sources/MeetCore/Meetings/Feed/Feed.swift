@@ -113,13 +113,13 @@ extension MeetingService {
         try await index.ready()
         let generation = index.pageMeetings.generation
         guard let first = firstRanking(request, viewer: viewer, of: viewerId, at: time) else { return nil }
-        let found = index.pageMeetings.values(first.numbers)
-        if found.count == first.numbers.count {
-            return page(first.numbers, showing: found, from: first.center, next: first.next, hiding: [])
+        var found = index.pageMeetings.values(first.numbers)
+        if found.count < first.numbers.count {
+            found = try await database.quickRead(leavingHalf: true) { [found] db in
+                try completed(found, with: first.numbers, readSince: generation, in: db)
+            }
         }
-        return try await database.quickRead(leavingHalf: true) { db in
-            try page(first.numbers, from: first.center, next: first.next, hiding: [], readSince: generation, in: db)
-        }
+        return page(first.numbers, showing: found, from: first.center, next: first.next, hiding: [])
     }
 
     /// The first page from the loaded index: the viewer's blocks, friends and activities
@@ -158,20 +158,25 @@ extension MeetingService {
     }
 
     /// The meetings `numbers`, in that order, as they are now (`page(_:showing:from:next:hiding:)`):
-    /// those pages showed lately come from `FeedIndex.pageMeetings`, the others from `db`,
-    /// kept there if nothing changed since `generation`.
+    /// those pages showed lately come from `FeedIndex.pageMeetings`, the others from `db`.
     private func page(
         _ numbers: [Int64], from center: Coordinate?, next: String?, hiding hiddenOrganizers: Set<String>,
         readSince generation: UInt64, in db: Database
     ) throws -> FeedPage {
-        var found = index.pageMeetings.values(numbers)
-        let missing = numbers.filter { found[$0] == nil }
-        if !missing.isEmpty {
-            let read = try pageMeetings(missing, in: db)
-            index.pageMeetings.keep(read, readSince: generation)
-            found.merge(read) { kept, _ in kept }
-        }
+        let found = try completed(index.pageMeetings.values(numbers), with: numbers, readSince: generation, in: db)
         return page(numbers, showing: found, from: center, next: next, hiding: hiddenOrganizers)
+    }
+
+    /// `found` with those of `numbers` it lacks read from `db`, and kept in
+    /// `FeedIndex.pageMeetings` if nothing changed since `generation`.
+    private func completed(
+        _ found: [Int64: PageMeeting], with numbers: [Int64], readSince generation: UInt64, in db: Database
+    ) throws -> [Int64: PageMeeting] {
+        let missing = numbers.filter { found[$0] == nil }
+        guard !missing.isEmpty else { return found }
+        let read = try pageMeetings(missing, in: db)
+        index.pageMeetings.keep(read, readSince: generation)
+        return found.merging(read) { kept, _ in kept }
     }
 
     /// The meetings `numbers`, in that order, from `found`: meetings not found, cancelled or
