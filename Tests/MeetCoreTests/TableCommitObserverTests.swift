@@ -5,8 +5,9 @@ import Testing
 
 @testable import MeetCore
 
-/// `AppDatabase.observeCommits`: told once per committed transaction that changed the table
-/// (whatever case a statement spells it in), never for other tables, a rollback or after cancel.
+/// `AppDatabase.observeCommits`: told once per committed transaction that changed one of its
+/// tables (whatever case a statement spells it in), never for other tables, a rollback or after
+/// cancel.
 @Suite(.timeLimit(.minutes(1)))
 struct TableCommitObserverTests {
     let folder: TemporaryFolder
@@ -16,7 +17,9 @@ struct TableCommitObserverTests {
         folder = try TemporaryFolder("meetupd-tablecommits-")
         database = try AppDatabase(path: folder.url.appendingPathComponent("meetupd.sqlite").path)
         try database.writer.write { db in
-            try db.execute(sql: "CREATE TABLE probe (value INTEGER); CREATE TABLE other (value INTEGER)")
+            try db.execute(sql: """
+                CREATE TABLE probe (value INTEGER); CREATE TABLE other (value INTEGER); CREATE TABLE third (value INTEGER)
+                """)
         }
     }
 
@@ -40,6 +43,20 @@ struct TableCommitObserverTests {
         #expect(commits.withLock { $0 } == 2)
         observation.cancel()
         try database.writer.write { db in try db.execute(sql: "INSERT INTO probe (value) VALUES (4)") }
+        #expect(commits.withLock { $0 } == 2)
+    }
+
+    @Test func toldOnceOfACommitThatChangedSeveralOfItsTables() throws {
+        let commits = Mutex(0)
+        let observation = database.observeCommits(to: "probe", "third") { commits.withLock { $0 += 1 } }
+        defer { observation.cancel() }
+        try database.writer.write { db in try db.execute(sql: "INSERT INTO third (value) VALUES (1)") }
+        #expect(commits.withLock { $0 } == 1)
+        try database.writer.write { db in
+            try db.execute(sql: "INSERT INTO probe (value) VALUES (1); INSERT INTO THIRD (value) VALUES (2)")
+        }
+        #expect(commits.withLock { $0 } == 2)
+        try database.writer.write { db in try db.execute(sql: "INSERT INTO other (value) VALUES (1)") }
         #expect(commits.withLock { $0 } == 2)
     }
 }

@@ -101,9 +101,9 @@ public final class AppDatabase: Sendable {
     }
 
     /// Calls `onChange` on the writer after each committed transaction of this process that
-    /// changed `table`, until the returned handle is cancelled.
-    public func observeCommits(to table: String, onChange: @escaping @Sendable () -> Void) -> AnyDatabaseCancellable {
-        TableCommitObserver.start(table, in: writer, onChange: onChange)
+    /// changed rows of one of `tables`, until the returned handle is cancelled.
+    public func observeCommits(to tables: String..., onChange: @escaping @Sendable () -> Void) -> AnyDatabaseCancellable {
+        TableCommitObserver.start(tables, in: writer, onChange: onChange)
     }
 
     /// Throws unless the file can be read right now: what `/health` reports.

@@ -2,27 +2,27 @@ import GRDB
 import Synchronization
 
 /// Calls `onChange` on the writer after each committed transaction that inserted, updated or
-/// deleted rows of one table: what GRDB's `DatabaseRegionObservation` of that table does, for
-/// less. GRDB asks every transaction observer about every statement the writer runs; the region
+/// deleted rows of some tables: what GRDB's `DatabaseRegionObservation` of those tables does,
+/// for less. As with it, rows of a `WITHOUT ROWID` table are not seen changing. GRDB asks every transaction observer about every statement the writer runs; the region
 /// observation answered by building two `DatabaseRegion`s (dictionaries keyed by a lowercased
 /// copy of the table name) and intersecting them, where this compares two names.
 final class TableCommitObserver: TransactionObserver, Sendable {
-    private let table: String
+    private let tables: [String]
     private let onChange: @Sendable () -> Void
     /// Written and read on the writer's queue only; atomic to be `Sendable`.
     private let changed = Atomic<Bool>(false)
     private let cancelled = Atomic<Bool>(false)
 
-    private init(table: String, onChange: @escaping @Sendable () -> Void) {
-        self.table = table
+    private init(tables: [String], onChange: @escaping @Sendable () -> Void) {
+        self.tables = tables
         self.onChange = onChange
     }
 
-    /// Starts observing `table` on `writer` (from any thread, the writer's own included) until
+    /// Starts observing `tables` on `writer` (from any thread, the writer's own included) until
     /// the returned handle is cancelled.
-    static func start(_ table: String, in writer: any DatabaseWriter,
+    static func start(_ tables: [String], in writer: any DatabaseWriter,
                       onChange: @escaping @Sendable () -> Void) -> AnyDatabaseCancellable {
-        let observer = TableCommitObserver(table: table, onChange: onChange)
+        let observer = TableCommitObserver(tables: tables, onChange: onChange)
         writer.unsafeReentrantWrite { db in db.add(transactionObserver: observer, extent: .observerLifetime) }
         // The handle keeps the observer; once it lets go, GRDB (which holds it weakly) forgets it.
         let kept = Mutex<TableCommitObserver?>(observer)
@@ -35,7 +35,7 @@ final class TableCommitObserver: TransactionObserver, Sendable {
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
-        Self.sameName(eventKind.tableName, table)
+        tables.contains { Self.sameName(eventKind.tableName, $0) }
     }
 
     func databaseDidChange() {

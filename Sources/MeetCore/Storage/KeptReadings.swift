@@ -1,8 +1,9 @@
 import Synchronization
 
 /// Values read from the database, kept in memory until a commit changes them: the feed's page
-/// meetings (`FeedPageMeetings`) and its viewers (`FeedViewers`). Their owners drop what each
-/// commit changes, on the writer, before the write returns.
+/// meetings (`FeedPageMeetings`) and its viewers (`FeedViewers`), the chat's posters
+/// (`ChatPosters`). Their owners drop what each commit changes, on the writer, before the
+/// write returns.
 ///
 /// A read may race a commit: it keeps what it read only if nothing was dropped since before
 /// the read began (`generation`), so a value older than a drop is never kept. Bounded: past
@@ -73,6 +74,7 @@ final class KeptReadings<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         let dropped = state.withLock { state -> State? in
             state.generation &+= 1
             guard let keys else {
+                guard !state.values.isEmpty else { return nil }
                 let all = state
                 state = State(generation: state.generation)
                 return all
