@@ -33,6 +33,8 @@ struct ChatWritten: Sendable {
 struct ChatBatchWriter: Sendable {
     /// How long a room's pushes wait for more messages (``ChatPushes``).
     let pushDelay: TimeInterval
+    /// The members found posting before, kept between batches.
+    let posters: ChatPosters
 
     /// What the batch's plain posts share: who waits for a push, and the seqs they took.
     private struct Shared {
@@ -59,14 +61,14 @@ struct ChatBatchWriter: Sendable {
             outcomes.reserveCapacity(writes.count)
             var shared = Shared(seqs: ChatRoomLog.Seqs())
             try db.inTransaction {
-                var lookup: ChatPostLookup? = try ChatPostLookup(writes, in: db)
+                var lookup: ChatPostLookup? = try ChatPostLookup(writes, posters: posters, in: db)
                 var posted = Set<PostKey>()
                 for (index, write) in writes.enumerated() {
                     if case .post(let post) = write {
                         // A key's second post must find the first, stored: the per-post path.
                         let isFirst = posted.insert(PostKey(meetingId: post.meetingId, senderId: post.senderId,
                                                             clientMessageId: post.draft.clientMessageId)).inserted
-                        if isFirst, let access = lookup?[index], !access.isRepeat {
+                        if isFirst, let access = lookup?[index], access.isRepeat != true {
                             outcomes.append(Result { try appendLookedUp(post, access, &shared, in: db) })
                             continue
                         }
@@ -99,28 +101,37 @@ struct ChatBatchWriter: Sendable {
     }
 
     /// Stores a member's post with its room's next seq, the look-up having found its sender a
-    /// member and its `clientMessageId` new. Refusals (read-only room, reply, attachments) are
-    /// decided by reads before anything is written; the seq is taken once the row is kept. A
-    /// post that only inserts its row (the room exists, nobody gets a push) needs no savepoint:
-    /// a statement that fails leaves nothing behind. One that also writes the room or pushes
-    /// has them in a savepoint, so that a failure undoes all of its writes.
+    /// member and its `clientMessageId` new or not asked. Refusals (read-only room, reply,
+    /// attachments) are decided by reads before anything is written; the seq is taken once the
+    /// row is kept. A post that only inserts its row (the room exists, nobody gets a push) needs
+    /// no savepoint: a statement that fails leaves nothing behind. One that also writes the room
+    /// or pushes has them in a savepoint, so that a failure undoes all of its writes. A post
+    /// whose insert finds it repeats an earlier one writes nothing and is answered with it.
     private func appendLookedUp(_ post: ChatService.Post, _ access: ChatPostLookup.Access, _ shared: inout Shared,
                                 in db: Database) throws -> ChatWritten {
-        guard !access.isCancelled else { throw MeetError.roomReadOnly }
+        let poster = access.poster
+        guard !poster.isCancelled else { throw MeetError.roomReadOnly }
         let entry = try ChatRoomLog.message(post.draft, text: post.text, by: post.senderId,
                                             checkedIn: ChatRoomId.meeting(post.meetingId), db)
         let recipients = try shared.waiting.recipients(inMeeting: post.meetingId, besides: post.senderId, db)
         var message: ChatMessage?
-        if recipients.isEmpty, try shared.seqs.hasRoom(ofMeeting: post.meetingId, db) {
-            message = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: access.sender, at: post.at, in: db)
-        } else {
-            try inSavepoint(db) {
-                let appended = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: access.sender, at: post.at, in: db)
-                try ChatPushes.enqueue(appended, inMeeting: post.meetingId, title: access.title, delay: pushDelay,
-                                       to: recipients, in: db)
-                message = appended
+        do {
+            if recipients.isEmpty, try shared.seqs.hasRoom(ofMeeting: post.meetingId, db) {
+                message = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: poster.sender, at: post.at, in: db)
+            } else {
+                try inSavepoint(db) {
+                    let appended = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: poster.sender, at: post.at,
+                                                          in: db)
+                    try ChatPushes.enqueue(appended, inMeeting: post.meetingId, title: poster.title, delay: pushDelay,
+                                           to: recipients, in: db)
+                    message = appended
+                }
+                shared.waiting.queued(recipients, in: post.meetingId)
             }
-            shared.waiting.queued(recipients, in: post.meetingId)
+        } catch is ChatRoomLog.Repeated {
+            guard let earlier = try ChatRoomLog.repeated(post.draft, by: post.senderId, in: ChatRoomId.meeting(post.meetingId), db)
+            else { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a repeated chat post's original is missing") }
+            return ChatWritten(posted: .init(message: earlier, isRepeat: true))
         }
         shared.seqs.appended(message!)
         return ChatWritten(appended: [message!], posted: .init(message: message!, isRepeat: false))

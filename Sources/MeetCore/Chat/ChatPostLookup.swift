@@ -3,31 +3,47 @@ import GRDB
 /// What a group commit needs to know about its posts before writing them, asked in one query
 /// for the whole batch instead of two or three per post: whether each sender is the organizer
 /// or a member of the meeting (with its title and whether it is cancelled), the sender's name
-/// and photo, and whether the post's `clientMessageId` is stored already.
+/// and photo, and whether the post's `clientMessageId` is stored already. A post whose sender
+/// was found a member before (``ChatPosters``) is not looked up at all when nothing needs
+/// checking before its row is written (no reply, no attachments, the room open): its insert
+/// finds out whether it repeats an earlier one.
 ///
 /// Only the common case is answered here: a post it has no answer for (a sender who is not a
 /// member, or an unknown meeting) and a post it finds stored already take the per-post path,
 /// which says which refusal applies or reads the original message.
 struct ChatPostLookup {
-    /// A post by a member: what its room and its sender look like.
-    struct Access {
+    /// A member posting to a meeting's room: what the room and the sender look like.
+    struct Poster: Sendable {
         var title: String
         var isCancelled: Bool
         var sender: ChatRoomLog.Sender
-        /// Whether the sender stored a message with this `clientMessageId` in this room already.
-        var isRepeat: Bool
+    }
+
+    /// A post by a member.
+    struct Access {
+        var poster: Poster
+        /// Whether the sender stored a message with this `clientMessageId` in this room already;
+        /// nil when not looked up (the insert tells).
+        var isRepeat: Bool?
     }
 
     /// By the post's position in the batch.
     private var access: [Int: Access] = [:]
 
-    /// Looks up the posts among `writes`.
-    init(_ writes: [ChatWrite], in db: Database) throws {
-        // The posts' positions in the batch, by their place in the query's array.
+    /// Looks up the posts among `writes`, their senders among `posters` first.
+    init(_ writes: [ChatWrite], posters: ChatPosters, in db: Database) throws {
+        try posters.catchUp(in: db)
+        let generation = posters.generation
+        // The other posts' positions in the batch, by their place in the query's array.
         var positions: [Int] = []
         var posts = "["
         for (index, write) in writes.enumerated() {
             guard case .post(let post) = write else { continue }
+            if let poster = posters.poster(ChatPosters.Key(meetingId: post.meetingId, senderId: post.senderId)),
+               !poster.isCancelled, post.draft.replyToSeq == nil, post.draft.attachments?.isEmpty ?? true {
+                access[index] = Access(poster: poster, isRepeat: nil)
+                continue
+            }
             posts += positions.isEmpty ? "[" : ",["
             positions.append(index)
             Self.appendJSONString(post.meetingId, to: &posts)
@@ -40,10 +56,16 @@ struct ChatPostLookup {
         guard !positions.isEmpty else { return }
         posts += "]"
         let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.query), arguments: [posts])
+        var found: [ChatPosters.Key: Poster] = [:]
         while let row = try rows.next() {
-            access[positions[row[0]]] = Access(title: row[1], isCancelled: row[2], sender: (name: row[3], photoId: row[4]),
-                                               isRepeat: row[5])
+            let index = positions[row[0]]
+            let poster = Poster(title: row[1], isCancelled: row[2], sender: (name: row[3], photoId: row[4]))
+            access[index] = Access(poster: poster, isRepeat: row[5])
+            if case .post(let post) = writes[index] {
+                found[ChatPosters.Key(meetingId: post.meetingId, senderId: post.senderId)] = poster
+            }
         }
+        posters.keep(found, readSince: generation)
     }
 
     /// What was found about the post at `index` of the batch, or nil when the sender is not the

@@ -50,23 +50,29 @@ enum ChatRoomLog {
     /// The sender's display name and photo as a message shows them.
     typealias Sender = (name: String?, photoId: String?)
 
+    /// Thrown by ``insert(_:id:seq:toRoom:kind:meetingId:sender:at:skippingRepeat:in:)`` asked to
+    /// skip a repeat: the sender stored a row with the entry's `clientMessageId` in the room
+    /// already, and nothing was written.
+    struct Repeated: Error {}
+
     /// Writes `entry` as row `seq` of `roomId` (whose `lastSeq` the caller advances) with `id`
     /// (``RandomToken/id(at:)`` of `time`: a commit's rows get neighbouring ids, so fewer pages of
     /// the id index to write) and returns it as stored, with `sender` (looked up by the caller)
-    /// as its sender's name and photo.
+    /// as its sender's name and photo. `skippingRepeat`: a row whose sender stored its
+    /// `clientMessageId` in the room already is not written and ``Repeated`` is thrown, where it
+    /// would otherwise fail the unique index; the index's own look-up answers it, no query first.
     static func insert(_ entry: Entry, id: String, seq: Int64, toRoom roomId: String, kind: ChatRoomKind,
-                       meetingId: String?, sender: Sender?, at time: Date, in db: Database) throws -> ChatMessage {
+                       meetingId: String?, sender: Sender?, at time: Date, skippingRepeat: Bool = false,
+                       in db: Database) throws -> ChatMessage {
         // Most rows have no attachments: no encoder for them.
         let attachments = entry.attachments.isEmpty
             ? "[]" : String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
         let system = try entry.system.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let sentAt = time.timeIntervalSince1970
-        try db.cachedStatement(sql: """
-            INSERT INTO chatMessage (roomId, seq, id, type, senderId, text, attachments, replyToSeq, refersToSeq, system,
-                                     clientMessageId, sentAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, attachments, entry.replyToSeq,
-                                     entry.refersToSeq, system, entry.clientMessageId, sentAt])
+        try db.cachedStatement(sql: skippingRepeat ? insertUnlessRepeated : insertRow)
+            .execute(arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, attachments, entry.replyToSeq,
+                                 entry.refersToSeq, system, entry.clientMessageId, sentAt])
+        if skippingRepeat, db.changesCount == 0 { throw Repeated() }
         // The row as stored, built from what was just written rather than read back (a join of
         // five tables for every post): only the sender's name and photo, and a direct
         // conversation's other member, come from other tables. `sentAt` goes through the same
@@ -131,6 +137,15 @@ enum ChatRoomLog {
         return Entry(type: .message, senderId: senderId, text: text.isEmpty ? nil : text, attachments: attachments,
                      replyToSeq: draft.replyToSeq, clientMessageId: draft.clientMessageId)
     }
+
+    private static let insertRow = """
+        INSERT INTO chatMessage (roomId, seq, id, type, senderId, text, attachments, replyToSeq, refersToSeq, system,
+                                 clientMessageId, sentAt)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+    private static let insertUnlessRepeated = insertRow + """
+         ON CONFLICT (roomId, senderId, clientMessageId) WHERE clientMessageId IS NOT NULL DO NOTHING
+        """
 
     private static let repeatedPost = ChatMessage.selection + """
          WHERE chatMessage.roomId = ? AND chatMessage.senderId = ? AND chatMessage.clientMessageId = ?

@@ -25,6 +25,8 @@ extension ChatRoomLog {
         /// Appends `entry` to the room of meeting `meetingId` with the room's next seq
         /// (creating the room on its first row), `sender` being its sender's name and photo, and
         /// returns it as stored. Does not take the seq: call ``appended(_:)`` once the row is kept.
+        /// - Throws: ``ChatRoomLog/Repeated`` when its sender stored its `clientMessageId` in the
+        ///   room already (then only the room may have been written: undo it).
         mutating func append(_ entry: Entry, toMeeting meetingId: String, sender: Sender?, at time: Date,
                              in db: Database) throws -> ChatMessage {
             let roomId = ChatRoomId.meeting(meetingId)
@@ -34,7 +36,7 @@ extension ChatRoomLog {
                     .execute(arguments: [roomId, meetingId, ChatRoomKind.meeting.rawValue])
             }
             return try insert(entry, id: RandomToken.id(at: time), seq: room.lastSeq + 1, toRoom: roomId, kind: .meeting,
-                              meetingId: meetingId, sender: sender, at: time, in: db)
+                              meetingId: meetingId, sender: sender, at: time, skippingRepeat: true, in: db)
         }
 
         /// Whether the room of meeting `meetingId` has its row already (else the next append

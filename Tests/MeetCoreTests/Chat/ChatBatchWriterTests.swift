@@ -12,10 +12,11 @@ import Testing
         let fixture: MeetingFixture
         let open: String
         let closed: String
-        let writer = ChatBatchWriter(pushDelay: 5)
+        let writer: ChatBatchWriter
 
         init() async throws {
             fixture = try MeetingFixture()
+            writer = ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database))
             try fixture.users("ann", "bob", "cat", "eve")
             open = try await fixture.service.create(MeetingFixture.draft(title: "Open"), by: "ann").id
             closed = try await fixture.service.create(MeetingFixture.draft(title: "Closed"), by: "ann").id
@@ -32,9 +33,16 @@ import Testing
                                    text: text, at: MeetingFixture.now + second))
         }
 
-        /// Writes `writes` as one batch, as the commit queue does.
-        func write(_ writes: [ChatWrite]) async throws -> [Result<ChatWritten, any Error>] {
-            try await fixture.database.writer.writeWithoutTransaction { db in writer.write(writes, in: db) }
+        /// Writes `writes` as one batch, as the commit queue does, by `writer` (the one that
+        /// kept the posters of earlier batches unless given).
+        func write(_ writes: [ChatWrite], by writer: ChatBatchWriter? = nil) async throws -> [Result<ChatWritten, any Error>] {
+            let writer = writer ?? self.writer
+            return try await fixture.database.writer.writeWithoutTransaction { db in writer.write(writes, in: db) }
+        }
+
+        /// A writer that knows no poster yet: every post is looked up.
+        func freshWriter() -> ChatBatchWriter {
+            ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database))
         }
 
         /// The room's stored rows as (seq, sender, clientMessageId, text), and its lastSeq.
@@ -135,7 +143,81 @@ import Testing
         let keys = [#"say "hi""#, #"back\slash \u0041"#, "ключ 🔑", #"\""#]
         let first = try await rooms.write(keys.map { rooms.post("bob", $0) } + [rooms.post("cat", "plain")])
         #expect(first.map(Self.code) == ["new 1", "new 2", "new 3", "new 4", "new 5"])
-        let again = try await rooms.write(keys.map { rooms.post("bob", $0, second: 1) })
+        let again = try await rooms.write(keys.map { rooms.post("bob", $0, second: 1) }, by: rooms.freshWriter())
         #expect(again.map(Self.code) == ["repeat 1", "repeat 2", "repeat 3", "repeat 4"])
+        // The writer that kept bob asks about the repeats alone, with the same answers.
+        let kept = try await rooms.write(keys.map { rooms.post("bob", $0, second: 2) })
+        #expect(kept.map(Self.code) == ["repeat 1", "repeat 2", "repeat 3", "repeat 4"])
+    }
+
+    /// A kept poster answers as a look-up would after each change of this process that
+    /// concerns it, one at a time (every member posts before each, so all are kept): membership
+    /// (left, removed, the user deleted), the sender's name and photo, the meeting cancelled.
+    @Test func keptPostersFollowThisProcesssChanges() async throws {
+        let rooms = try await Rooms()
+        let service = rooms.fixture.service
+        let database = rooms.fixture.database
+        try rooms.fixture.users("dan", "fay")
+        for user in ["dan", "fay"] { _ = try await service.join(rooms.open, by: user) }
+        var round = 0
+        /// Each of `senders` posts once more, in one batch.
+        func everyonePosts(_ senders: [String]) async throws -> [Result<ChatWritten, any Error>] {
+            round += 1
+            return try await rooms.write(senders.map { rooms.post($0, "\(round)") })
+        }
+        #expect(try await everyonePosts(["ann", "bob", "cat", "dan", "fay"]).map(Self.code)
+            == ["new 1", "new 2", "new 3", "new 4", "new 5"])
+
+        try await service.leave(rooms.open, by: "bob")
+        #expect(try await everyonePosts(["bob", "cat", "dan", "fay"]).map(Self.code)
+            == ["meeting.notMember", "new 6", "new 7", "new 8"])
+        try await service.removeMember("cat", from: rooms.open, by: "ann")
+        #expect(try await everyonePosts(["cat", "dan", "fay"]).map(Self.code) == ["meeting.notMember", "new 9", "new 10"])
+        try await database.writer.write { db in try db.execute(sql: "DELETE FROM user WHERE id = 'dan'") }
+        #expect(try await everyonePosts(["dan", "fay"]).map(Self.code) == ["meeting.notMember", "new 11"])
+
+        try await database.writer.write { db in try db.execute(sql: "UPDATE user SET displayName = 'Fay F.' WHERE id = 'fay'") }
+        #expect(try await everyonePosts(["fay"]).first?.get().posted?.message.senderName == "Fay F.")
+        try await database.writer.write { db in
+            try db.execute(sql: "INSERT INTO profile (userId, bio, photoId, updatedAt) VALUES ('fay', '', 'photo-1', 0)")
+        }
+        #expect(try await everyonePosts(["fay"]).first?.get().posted?.message.senderPhotoId == "photo-1")
+
+        _ = try await service.cancel(rooms.open, by: "ann")
+        #expect(try await everyonePosts(["fay", "ann"]).map(Self.code) == ["chatRoom.readOnly", "chatRoom.readOnly"])
+    }
+
+    /// A kept poster's repeat is found by its insert; where the post also queues pushes, in a
+    /// savepoint, the repeat must leave no push behind and the next post its push.
+    @Test func aKeptPostersRepeatQueuesNoPush() async throws {
+        let rooms = try await Rooms()
+        #expect(try await rooms.write([rooms.post("bob", "1")]).map(Self.code) == ["new 1"])
+        try await rooms.fixture.database.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO device (id, userId, pushService, token, locale, environment, createdAt, updatedAt)
+                VALUES ('cat-phone', 'cat', 'fcm', 'token', 'en', 'production', 0, 0)
+                """)
+        }
+        let outcomes = try await rooms.write([rooms.post("bob", "1", second: 1), rooms.post("bob", "2", second: 2)])
+        #expect(outcomes.map(Self.code) == ["repeat 1", "new 2"])
+        // The push is the new message's (its time), the only one.
+        let pushed = try await rooms.fixture.database.reader.read { db in
+            try Date.fetchAll(db, sql: "SELECT createdAt FROM notification WHERE userId = 'cat'")
+        }
+        #expect(pushed == [MeetingFixture.now + 2])
+    }
+
+    /// Another process's commit (the admin CLI) is seen by the next batch, kept posters or not.
+    @Test func keptPostersFollowAnotherConnectionsCommits() async throws {
+        let rooms = try await Rooms()
+        #expect(try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")]).map(Self.code) == ["new 1", "new 2"])
+        let other = try DatabaseQueue(path: rooms.fixture.folder.url.appendingPathComponent("db.sqlite").path)
+        try await other.write { db in
+            try db.execute(sql: "DELETE FROM meetingMember WHERE meetingId = ? AND userId = 'bob'", arguments: [rooms.open])
+            try db.execute(sql: "UPDATE user SET displayName = 'Cat C.' WHERE id = 'cat'")
+        }
+        let outcomes = try await rooms.write([rooms.post("bob", "2"), rooms.post("cat", "2")])
+        #expect(outcomes.map(Self.code) == ["meeting.notMember", "new 3"])
+        #expect(try outcomes[1].get().posted?.message.senderName == "Cat C.")
     }
 }
