@@ -59,4 +59,26 @@ struct TableCommitObserverTests {
         try database.writer.write { db in try db.execute(sql: "INSERT INTO other (value) VALUES (1)") }
         #expect(commits.withLock { $0 } == 2)
     }
+
+    /// Rows a trigger changes count as the statement's own: a write to a `WITHOUT ROWID` table,
+    /// whose rows SQLite does not report, is seen through the row its trigger touches (as
+    /// `meetingMember`'s triggers touch `meeting`, which `ChatPosters` relies on).
+    @Test func toldOfChangesMadeByATrigger() throws {
+        try database.writer.write { db in
+            try db.execute(sql: """
+                CREATE TABLE pair (a TEXT, b TEXT, PRIMARY KEY (a, b)) WITHOUT ROWID;
+                INSERT INTO probe (value) VALUES (0);
+                CREATE TRIGGER pair_added AFTER INSERT ON pair BEGIN UPDATE probe SET value = value + 1; END;
+                """)
+        }
+        let commits = Mutex(0)
+        let observation = database.observeCommits(to: "probe") { commits.withLock { $0 += 1 } }
+        defer { observation.cancel() }
+        let unseen = Mutex(0)
+        let pairs = database.observeCommits(to: "pair") { unseen.withLock { $0 += 1 } }
+        defer { pairs.cancel() }
+        try database.writer.write { db in try db.execute(sql: "INSERT INTO pair (a, b) VALUES ('x', 'y')") }
+        #expect(commits.withLock { $0 } == 1)
+        #expect(unseen.withLock { $0 } == 0)
+    }
 }

@@ -196,7 +196,8 @@ enum MeetingsSchema {
 
     /// The feed index re-reads the `meeting` rows a transaction touched, and SQLite reports
     /// no row changes of `WITHOUT ROWID` tables: a change of a meeting's activities or
-    /// members must touch the meeting's row. Joins and leaves already do (`memberCount`).
+    /// members must touch the meeting's row. Joins and leaves already do (`memberCount`). The
+    /// chat's `ChatPosters` relies on the same touches to forget who may post to a room.
     private static func touchMeetingOnChanges(_ db: Database) throws {
         let touch = "UPDATE meeting SET updatedAt = updatedAt WHERE id IN"
         try db.execute(sql: """

@@ -3,9 +3,11 @@ import Synchronization
 
 /// Calls `onChange` on the writer after each committed transaction that inserted, updated or
 /// deleted rows of some tables: what GRDB's `DatabaseRegionObservation` of those tables does,
-/// for less. As with it, rows of a `WITHOUT ROWID` table are not seen changing. GRDB asks every transaction observer about every statement the writer runs; the region
-/// observation answered by building two `DatabaseRegion`s (dictionaries keyed by a lowercased
-/// copy of the table name) and intersecting them, where this compares two names.
+/// for less. As with it, rows of a `WITHOUT ROWID` table are not seen changing; rows that a
+/// trigger or a cascade changes are. GRDB asks every transaction observer about every
+/// statement the writer runs; the region observation answered by building two
+/// `DatabaseRegion`s (dictionaries keyed by a lowercased copy of the table name) and
+/// intersecting them, where this compares two names.
 final class TableCommitObserver: TransactionObserver, Sendable {
     private let tables: [String]
     private let onChange: @Sendable () -> Void

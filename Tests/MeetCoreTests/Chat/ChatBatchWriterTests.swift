@@ -40,6 +40,11 @@ import Testing
             return try await fixture.database.writer.writeWithoutTransaction { db in writer.write(writes, in: db) }
         }
 
+        /// Whether the writer keeps `sender` as a poster to the room of `meetingId` (`open`).
+        func isKept(_ sender: String, in meetingId: String? = nil) -> Bool {
+            writer.posters.poster(ChatPosters.Key(meetingId: meetingId ?? open, senderId: sender)) != nil
+        }
+
         /// A writer that knows no poster yet: every post is looked up.
         func freshWriter() -> ChatBatchWriter {
             ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database))
@@ -145,7 +150,8 @@ import Testing
         #expect(first.map(Self.code) == ["new 1", "new 2", "new 3", "new 4", "new 5"])
         let again = try await rooms.write(keys.map { rooms.post("bob", $0, second: 1) }, by: rooms.freshWriter())
         #expect(again.map(Self.code) == ["repeat 1", "repeat 2", "repeat 3", "repeat 4"])
-        // The writer that kept bob asks about the repeats alone, with the same answers.
+        // The writer that kept bob finds the repeats by their inserts, with the same answers.
+        #expect(rooms.isKept("bob"))
         let kept = try await rooms.write(keys.map { rooms.post("bob", $0, second: 2) })
         #expect(kept.map(Self.code) == ["repeat 1", "repeat 2", "repeat 3", "repeat 4"])
     }
@@ -167,23 +173,35 @@ import Testing
         }
         #expect(try await everyonePosts(["ann", "bob", "cat", "dan", "fay"]).map(Self.code)
             == ["new 1", "new 2", "new 3", "new 4", "new 5"])
+        #expect(["ann", "bob", "cat", "dan", "fay"].allSatisfy { rooms.isKept($0) })
 
         try await service.leave(rooms.open, by: "bob")
+        #expect(!rooms.isKept("fay"))
         #expect(try await everyonePosts(["bob", "cat", "dan", "fay"]).map(Self.code)
             == ["meeting.notMember", "new 6", "new 7", "new 8"])
+        #expect(rooms.isKept("fay"))
         try await service.removeMember("cat", from: rooms.open, by: "ann")
+        #expect(!rooms.isKept("fay"))
         #expect(try await everyonePosts(["cat", "dan", "fay"]).map(Self.code) == ["meeting.notMember", "new 9", "new 10"])
+        #expect(rooms.isKept("fay"))
         try await database.writer.write { db in try db.execute(sql: "DELETE FROM user WHERE id = 'dan'") }
+        #expect(!rooms.isKept("fay"))
         #expect(try await everyonePosts(["dan", "fay"]).map(Self.code) == ["meeting.notMember", "new 11"])
 
+        #expect(rooms.isKept("fay"))
         try await database.writer.write { db in try db.execute(sql: "UPDATE user SET displayName = 'Fay F.' WHERE id = 'fay'") }
+        #expect(!rooms.isKept("fay"))
         #expect(try await everyonePosts(["fay"]).first?.get().posted?.message.senderName == "Fay F.")
+        #expect(rooms.isKept("fay"))
         try await database.writer.write { db in
             try db.execute(sql: "INSERT INTO profile (userId, bio, photoId, updatedAt) VALUES ('fay', '', 'photo-1', 0)")
         }
+        #expect(!rooms.isKept("fay"))
         #expect(try await everyonePosts(["fay"]).first?.get().posted?.message.senderPhotoId == "photo-1")
 
+        #expect(rooms.isKept("fay"))
         _ = try await service.cancel(rooms.open, by: "ann")
+        #expect(!rooms.isKept("fay"))
         #expect(try await everyonePosts(["fay", "ann"]).map(Self.code) == ["chatRoom.readOnly", "chatRoom.readOnly"])
     }
 
@@ -198,6 +216,8 @@ import Testing
                 VALUES ('cat-phone', 'cat', 'fcm', 'token', 'en', 'production', 0, 0)
                 """)
         }
+        // A device is no concern of the kept posters.
+        #expect(rooms.isKept("bob"))
         let outcomes = try await rooms.write([rooms.post("bob", "1", second: 1), rooms.post("bob", "2", second: 2)])
         #expect(outcomes.map(Self.code) == ["repeat 1", "new 2"])
         // The push is the new message's (its time), the only one.
@@ -211,6 +231,7 @@ import Testing
     @Test func keptPostersFollowAnotherConnectionsCommits() async throws {
         let rooms = try await Rooms()
         #expect(try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")]).map(Self.code) == ["new 1", "new 2"])
+        #expect(rooms.isKept("bob") && rooms.isKept("cat"))
         let other = try DatabaseQueue(path: rooms.fixture.folder.url.appendingPathComponent("db.sqlite").path)
         try await other.write { db in
             try db.execute(sql: "DELETE FROM meetingMember WHERE meetingId = ? AND userId = 'bob'", arguments: [rooms.open])
