@@ -40,9 +40,9 @@ import Testing
             return try await fixture.database.writer.writeWithoutTransaction { db in writer.write(writes, in: db) }
         }
 
-        /// Whether the writer keeps `sender` as a poster to the room of `meetingId` (`open`).
-        func isKept(_ sender: String, in meetingId: String? = nil) -> Bool {
-            writer.posters.poster(ChatPosters.Key(meetingId: meetingId ?? open, senderId: sender)) != nil
+        /// Whether the writer keeps `sender` as a poster to the room of `open`.
+        func isKept(_ sender: String) -> Bool {
+            writer.posters.poster(ChatPosters.Key(meetingId: open, senderId: sender)) != nil
         }
 
         /// A writer that knows no poster yet: every post is looked up.
