@@ -227,6 +227,59 @@ import Testing
         #expect(pushed == [MeetingFixture.now + 2])
     }
 
+    /// The changes that reach a kept poster by a longer way: a member's block of the organizer
+    /// (which ends the membership), the room's new title in its pushes, the meeting deleted.
+    @Test func keptPostersFollowABlockARenameAndADeletion() async throws {
+        let rooms = try await Rooms()
+        let database = rooms.fixture.database
+        #expect(try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")]).map(Self.code) == ["new 1", "new 2"])
+        #expect(rooms.isKept("bob") && rooms.isKept("cat"))
+
+        try await FriendService(database: database, now: { MeetingFixture.now }).block("ann", by: "cat")
+        #expect(!rooms.isKept("bob"))
+        let afterBlock = try await rooms.write([rooms.post("cat", "2"), rooms.post("bob", "2")]).map(Self.code)
+        // The meeting of an organizer cat blocked is hidden from cat, as is everything of ann's.
+        #expect(afterBlock == ["meeting.notFound", "new 3"])
+
+        try await database.writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO device (id, userId, pushService, token, locale, environment, createdAt, updatedAt)
+                VALUES ('ann-phone', 'ann', 'fcm', 'token', 'en', 'production', 0, 0)
+                """)
+        }
+        #expect(rooms.isKept("bob"))
+        var rename = MeetingChanges()
+        rename.title = "Open air"
+        _ = try await rooms.fixture.service.update(rooms.open, with: rename, by: "ann")
+        #expect(!rooms.isKept("bob"))
+        #expect(try await rooms.write([rooms.post("bob", "3")]).map(Self.code) == ["new 4"])
+        let titles = try await database.reader.read { db in
+            try String.fetchAll(db, sql: "SELECT arguments ->> '$.title' FROM notification WHERE userId = 'ann' AND kind = ?",
+                               arguments: [ChatPushes.kind])
+        }
+        #expect(titles == ["Open air"])
+
+        #expect(rooms.isKept("bob"))
+        try await ModerationService(database: database, now: { MeetingFixture.now })
+            .deleteMeeting(rooms.open, reason: "spam", by: .terminal(login: "mod"))
+        #expect(!rooms.isKept("bob"))
+        #expect(try await rooms.write([rooms.post("bob", "4")]).map(Self.code) == ["meeting.notFound"])
+    }
+
+    /// A post with a reply is always looked up, kept sender or not; its repeat answers the
+    /// original, whatever the repeat replies to.
+    @Test func aRepeatCarryingAReplyAnswersTheOriginal() async throws {
+        let rooms = try await Rooms()
+        #expect(try await rooms.write([rooms.post("bob", "1"), rooms.post("bob", "2", replyTo: 1)]).map(Self.code)
+            == ["new 1", "new 2"])
+        #expect(rooms.isKept("bob"))
+        let again = try await rooms.write([rooms.post("bob", "2", replyTo: 1), rooms.post("bob", "2", replyTo: 99),
+                                           rooms.post("bob", "2")])
+        #expect(again.map(Self.code) == ["repeat 2", "repeat 2", "repeat 2"])
+        #expect(try again[0].get().posted?.message.replyToSeq == 1)
+        #expect(try await rooms.stored(in: rooms.open).rows == ["1 bob 1 hi", "2 bob 2 hi"])
+    }
+
     /// Another process's commit (the admin CLI) is seen by the next batch, kept posters or not.
     @Test func keptPostersFollowAnotherConnectionsCommits() async throws {
         let rooms = try await Rooms()
