@@ -11,6 +11,8 @@
 set -uo pipefail
 budget=${SWIFT_TEST_BUDGET_SECONDS:-300}
 logs=${SWIFT_TEST_LOG_DIR:-.build/test-logs}
+# The build folder the tests were built in (Tests/run-all.sh builds in its own).
+scratch=${SWIFT_SCRATCH_PATH:-.build}
 mkdir -p "$logs"
 summary=$logs/summary.txt
 : > "$summary"
@@ -49,7 +51,7 @@ for target in $(cd Tests && ls -d *Tests); do
     log=$logs/$target.log
     # Line-buffered (stdbuf reaches the test process through the environment): a block-buffered
     # log misses the last lines of a process that never exits, and then names the wrong tests.
-    setsid stdbuf -oL -eL swift test --skip-build --parallel --filter "^$target\\." \
+    setsid stdbuf -oL -eL swift test --scratch-path "$scratch" --skip-build --parallel --filter "^$target\\." \
         > >(tee "$log" | grep --line-buffered -v -E '^(◇|↳|✔ (Test|Suite) |[0-9-]{10}T[^ ]+ (trace|debug|info|notice) )') 2>&1 &
     runner=$!  # setsid: the runner's id is the session of every process the run starts
     for _ in $(seq "$budget"); do
