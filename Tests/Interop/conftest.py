@@ -32,6 +32,8 @@ def pytest_unconfigure(config):
 class Server:
     def __init__(self, *flags: str, data: str | None = None):
         self.port = free_port()
+        # A STOMP/TCP port in the flags is waited for too: it may start listening after the HTTP one.
+        self.stomp_port = int(flags[flags.index("--stomp-port") + 1]) if "--stomp-port" in flags else None
         self.data = data or tempfile.mkdtemp(prefix="meetupd-test-")
         binary = os.environ.get("MEETUPD_BIN", ".build/debug/meetupd")
         # Every test signs its users up from loopback: lift the per-client mail limit unless
@@ -55,7 +57,8 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError("meetupd exited: " + self.proc.stderr.read().decode())
             try:
-                if holds_listener(self.proc.pid, self.port):
+                ports = [self.port] + ([self.stomp_port] if self.stomp_port else [])
+                if all(holds_listener(self.proc.pid, port) for port in ports):
                     return
             except OSError:
                 pass  # the process is just exiting: poll() says so next time

@@ -9,7 +9,7 @@ import subprocess
 import time
 import urllib.request
 
-from loopback import free_port
+from loopback import free_port, holds_listener
 
 FILE_LIMIT = 400
 CEILING = FILE_LIMIT - 256
@@ -62,6 +62,12 @@ def _server(tmp_path, *arguments: str):
             assert server.poll() is None, "meetupd exited at start"
             try:
                 _ask_until_closed(port)
+                # A STOMP port may start listening after the main one; looked up, not probed,
+                # so that no connection takes a place.
+                if "--stomp-port" in arguments:
+                    stomp_port = int(arguments[arguments.index("--stomp-port") + 1])
+                    if not holds_listener(server.pid, stomp_port):
+                        raise ConnectionRefusedError(f"nothing listens on {stomp_port} yet")
                 break
             except OSError:
                 assert time.monotonic() < deadline, "meetupd did not start listening"

@@ -21,10 +21,7 @@ def login(server, user):
 
 
 def started(meetupd):
-    stomp_port = free_port()
-    server = meetupd("--stomp-port", str(stomp_port))
-    server.stomp_port = stomp_port
-    return server
+    return meetupd("--stomp-port", str(free_port()))
 
 
 def test_a_password_reset_ends_every_session_of_the_user(meetupd):

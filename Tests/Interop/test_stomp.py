@@ -15,9 +15,7 @@ from stomp_support import WAIT, Recorder
 
 @pytest.fixture
 def sandbox(meetupd):
-    stomp_port = free_port()
-    server = meetupd("--stomp-sandbox", "--stomp-port", str(stomp_port))
-    server.stomp_port = stomp_port
+    server = meetupd("--stomp-sandbox", "--stomp-port", str(free_port()))
     server.user = server.register_user()
     return server
 

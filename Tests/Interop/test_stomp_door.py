@@ -17,11 +17,8 @@ WAIT = 10  # seconds an answer or a close may take on a loaded machine; never a 
 
 
 def started(meetupd, connect_timeout: str):
-    stomp_port = free_port()
-    server = meetupd("--stomp-port", str(stomp_port), "--stomp-connect-timeout", connect_timeout,
-                     "--max-unauthenticated-sessions", "8")
-    server.stomp_port = stomp_port
-    return server
+    return meetupd("--stomp-port", str(free_port()), "--stomp-connect-timeout", connect_timeout,
+                   "--max-unauthenticated-sessions", "8")
 
 
 @pytest.fixture
@@ -135,9 +132,7 @@ def test_websocket_messages_of_a_session_are_bounded_by_one_stomp_frame(door):
 
 
 def test_one_address_holds_a_bounded_number_of_stomp_port_connections_until_they_sign_in(meetupd):
-    stomp_port = free_port()
-    server = meetupd("--stomp-port", str(stomp_port), "--max-connections-per-address", "2")
-    server.stomp_port = stomp_port
+    server = meetupd("--stomp-port", str(free_port()), "--max-connections-per-address", "2")
     token = server.register_user()["token"]
     # Connections are admitted on the event loop each lands on, not always in the order they
     # were opened: the one refused is whichever came third, the first to have anything to say.
