@@ -73,15 +73,6 @@ struct QuickReadTests {
         #expect(nested == .some(3))
     }
 
-    /// A read leaving some connections idle (`quickRead(leavingHalf:)`) takes one only while
-    /// more than that many are idle.
-    @Test func aReadLeavingSomeIdleTakesOnlyWhileMoreAre() throws {
-        let readers = try InlineReaders(path: folder.url.appendingPathComponent("meetupd.sqlite").path, count: 2) { _ in }
-        #expect(try readers.read(leavingIdle: 1) { _ in try readers.read(leavingIdle: 1) { _ in 1 } } == .some(nil))
-        #expect(try readers.read(leavingIdle: 1) { _ in try readers.read { _ in 1 } } == 1)
-        #expect(try readers.read(leavingIdle: 2) { _ in 1 } == nil)
-    }
-
     /// An inline read is one transaction: it sees one snapshot, and a read that failed leaves
     /// none behind on its connection.
     @Test func anInlineReadIsOneTransaction() throws {

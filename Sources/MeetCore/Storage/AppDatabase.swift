@@ -32,7 +32,8 @@ public final class AppDatabase: Sendable {
     private init(_ writer: any DatabaseWriter, inlineReadersAt path: String?) throws {
         self.writer = writer
         try Schema.migrator.migrate(writer)
-        // One per core: as many reads as can run at once on Swift's cooperative threads.
+        // One per core: as many reads as can run at once on the event loops (where a request's
+        // reads run) or on Swift's cooperative threads; a read finding all busy takes the pool.
         inlineReaders = try path.map {
             try InlineReaders(path: $0, count: max(2, ProcessInfo.processInfo.activeProcessorCount), prepare: Self.prepare)
         }
@@ -71,18 +72,7 @@ public final class AppDatabase: Sendable {
     /// (exports, scans) go through `reader`, so that they do not hold the caller's thread (for
     /// a request, its connection's event loop).
     public func quickRead<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await quickRead(leavingHalf: false, body)
-    }
-
-    /// `quickRead` for a read that is a request's main work, a few tenths of a millisecond
-    /// (the feed's page): it runs inline only while more than half of the inline connections
-    /// are idle, so that such reads never hold more than half of the cooperative threads; the
-    /// others hop to the pool. With every connection open to the feed, on 2 cores at 1,000
-    /// feed requests/s, the server fell behind (576–953 answered/s, p50 0.1–3 s) where with
-    /// half it kept up with the same CPU saved per request (issue 21, docs/benchmarks.md).
-    public func quickRead<T: Sendable>(leavingHalf: Bool, _ body: @Sendable (Database) throws -> T) async throws -> T {
-        let spare = leavingHalf ? (inlineReaders?.count ?? 0) / 2 : 0
-        if let value = try inlineReaders?.read(leavingIdle: spare, body) { return value }
+        if let value = try inlineReaders?.read(body) { return value }
         return try await reader.read(body)
     }
 

@@ -16,8 +16,6 @@ final class InlineReaders: Sendable {
     private let idle: Mutex<[DatabaseQueue]>
     /// One more connection, for ``readWaiting(_:)`` when all of `idle` are busy.
     private let inTurn: Mutex<DatabaseQueue>
-    /// How many connections there are.
-    let count: Int
 
     /// Opens `count` read-only connections to the WAL database at `path`, prepared like the
     /// pool's (`prepare`).
@@ -28,13 +26,12 @@ final class InlineReaders: Sendable {
         configuration.prepareDatabase(prepare)
         idle = Mutex(try (0..<count).map { _ in try DatabaseQueue(path: path, configuration: configuration) })
         inTurn = Mutex(try DatabaseQueue(path: path, configuration: configuration))
-        self.count = count
     }
 
     /// `body`'s result, read on the calling thread; `nil` (and `body` not called) when every
-    /// connection is busy, or when no more than `spare` are idle.
-    func read<T>(leavingIdle spare: Int = 0, _ body: (Database) throws -> T) throws -> T? {
-        guard let connection = idle.withLock({ $0.count > spare ? $0.popLast() : nil }) else { return nil }
+    /// connection is busy.
+    func read<T>(_ body: (Database) throws -> T) throws -> T? {
+        guard let connection = idle.withLock({ $0.popLast() }) else { return nil }
         defer { idle.withLock { $0.append(connection) } }
         return try connection.readNow(body)
     }

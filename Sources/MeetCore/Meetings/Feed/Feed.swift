@@ -52,7 +52,7 @@ extension MeetingService {
             if request.cursor == nil || attempt > 0 { try await index.ready() }
             let generation = index.pageMeetings.generation
             let viewerGeneration = viewers.generation
-            let answer = try await database.quickRead(leavingHalf: true) { db -> (page: FeedPage, check: AccountService.TokenCheck?)? in
+            let answer = try await database.quickRead { db -> (page: FeedPage, check: AccountService.TokenCheck?)? in
                 let (viewerId, check) = try caller.resolve(in: db)
                 let page = request.cursor == nil
                     ? try firstPage(request, viewer: viewerId, at: time, readSince: generation, viewerSince: viewerGeneration, in: db)
@@ -115,7 +115,7 @@ extension MeetingService {
         guard let first = firstRanking(request, viewer: viewer, of: viewerId, at: time) else { return nil }
         var found = index.pageMeetings.values(first.numbers)
         if found.count < first.numbers.count {
-            found = try await database.quickRead(leavingHalf: true) { [found] db in
+            found = try await database.quickRead { [found] db in
                 try completed(found, with: first.numbers, readSince: generation, in: db)
             }
         }
