@@ -62,24 +62,47 @@ cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 # Resident memory, and the anonymous part of it (without the SQLite file's mapped pages).
 rss_kib() { awk '/^VmRSS:/ { rss = $2 } /^RssAnon:/ { anon = $2 } END { print rss "," anon }' "/proc/$1/status"; }
 
-# One HTTPLoad run; the server's CPU and RSS go into the same JSON file as HTTPLoad's figures.
+# How many feed requests meetupd on port $1 has answered so far, and how many of them took its
+# handler more than 5 ms (the request metrics' histogram): the part of the tail the server
+# makes itself, apart from the time a request waits for a core before its handler starts.
+# "0 0" for a server without those metrics (hello world).
+feed_handled() {
+    python3 - "$1" <<'PY'
+import re, sys, urllib.error, urllib.request
+try:
+    text = urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/metrics").read().decode()
+except urllib.error.HTTPError:
+    text = ""
+buckets = dict(re.findall(r'^http_request_duration_seconds_bucket\{method="GET",route="/api/v1/meetings",'
+                          r'status="200",le="([^"]+)"\} (\d+)', text, re.M))
+total = int(buckets.get("+Inf", 0))
+print(total, total - int(buckets.get("0.005", 0)))
+PY
+}
+# One HTTPLoad run; the server's CPU, RSS and slow handlers go into the same JSON file as
+# HTTPLoad's figures.
 measure() { # name pid port request-file rate
     local name=$1 pid=$2 port=$3 requests=$4 rate=$5
     local out="$work/results/$name-$rate.json"
-    local cpu_before started
+    local cpu_before started handled_before
+    handled_before=$(feed_handled "$port")
     cpu_before=$(cpu_ticks "$pid")
     started=$(date +%s.%N)
     "$bin/HTTPLoad" --port "$port" --requests "$requests" --rate "$rate" --duration "$duration" \
         --warm-up "$warmup" --connections "$connections" --json >"$out.load"
-    python3 - "$out" "$(cpu_ticks "$pid")" "$cpu_before" "$started" "$(date +%s.%N)" "$(rss_kib "$pid")" "$name" <<'PY'
+    python3 - "$out" "$(cpu_ticks "$pid")" "$cpu_before" "$started" "$(date +%s.%N)" "$(rss_kib "$pid")" "$name" \
+        "$handled_before" "$(feed_handled "$port")" <<'PY'
 import json, os, sys
-out, cpu_after, cpu_before, started, ended, rss, name = sys.argv[1:]
+out, cpu_after, cpu_before, started, ended, rss, name, handled_before, handled_after = sys.argv[1:]
 report = json.load(open(out + ".load"))
 seconds = (int(cpu_after) - int(cpu_before)) / os.sysconf("SC_CLK_TCK")
 rss_kib, anon_kib = map(int, rss.split(","))
 report.update(name=name, serverCPUPercent=100 * seconds / (float(ended) - float(started)),
               serverCPUMillisPerRequest=1000 * seconds / max(1, report["responses"]),
               serverRSSMiB=rss_kib / 1024, serverAnonMiB=anon_kib / 1024, loadAverage=os.getloadavg()[0])
+(answered_before, slow_before), (answered_after, slow_after) = (map(int, h.split()) for h in (handled_before, handled_after))
+if answered_after > answered_before:  # meetupd: warm-up included, as in the CPU per request
+    report.update(serverHandled=answered_after - answered_before, serverHandledOver5ms=slow_after - slow_before)
 json.dump(report, open(out, "w"))
 os.remove(out + ".load")
 print(f"  {name:<14} {report['targetRate']:>5}/s: achieved {report['achievedRate']:.0f}/s, "

@@ -29,11 +29,16 @@ def main() -> int:
             return ""
         return f"{run[key] / anchor[key]:.1f}×"
 
+    def slow(run: dict) -> str:
+        if "serverHandled" not in run:
+            return ""
+        return f"{run['serverHandledOver5ms']} ({100 * run['serverHandledOver5ms'] / run['serverHandled']:.2f} %)"
+
     print(f"\n{runs[0]['connections']} connections, {runs[0]['measuredSeconds']} s measured after "
           f"{runs[0]['warmUpSeconds']} s warm-up; latency in ms from the scheduled send to the last byte\n")
     print("| server | rate/s | achieved/s | p50 | p99 | p99.9 | max | p50 ÷ hello | p99 ÷ hello | p99.9 ÷ hello "
-          "| non-2xx + errors | unanswered | server CPU % | server CPU ms/req | server RSS (anon) MiB | HTTPLoad CPU % | HTTPLoad late p99 | load avg |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "| non-2xx + errors | unanswered | server CPU % | server CPU ms/req | handler > 5 ms | server RSS (anon) MiB | HTTPLoad CPU % | HTTPLoad late p99 | load avg |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     failures = 0
     for r in runs:
         failed = r["non2xx"] + r["errors"]
@@ -41,7 +46,7 @@ def main() -> int:
         print(f"| {r['name']} | {r['targetRate']} | {r['achievedRate']:.0f} | {r['p50']:.2f} | {r['p99']:.2f} "
               f"| {r['p999']:.2f} | {r['max']:.1f} | {ratio(r, 'p50')} | {ratio(r, 'p99')} | {ratio(r, 'p999')} "
               f"| {failed} | {r['unanswered']} | {r['serverCPUPercent']:.0f} | {r['serverCPUMillisPerRequest']:.3f} "
-              f"| {r['serverRSSMiB']:.0f} ({r.get('serverAnonMiB', float('nan')):.0f}) | {r['cpuPercentOfCore']:.0f} "
+              f"| {slow(r)} | {r['serverRSSMiB']:.0f} ({r.get('serverAnonMiB', float('nan')):.0f}) | {r['cpuPercentOfCore']:.0f} "
               f"| {r.get('wakeUpLateP99', float('nan')):.2f} | {r.get('loadAverage', float('nan')):.1f} |")
     for r in runs:
         if r["name"].startswith("feed") and r["targetRate"] == TARGET_RATE:
