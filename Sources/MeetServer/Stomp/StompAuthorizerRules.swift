@@ -26,9 +26,10 @@ struct StompAuthorizerRules: StompAuthorizer {
         let meetingId = access == .subscribe
             ? MeetingTopic(destination: destination)?.meetingId : ChatAction(appDestination: destination)?.meetingId
         // Direct messages check friendship where they are written (``DirectConversation``).
-        let isDirect = access == .send && (DirectAction(appDestination: destination) != nil || destination == "/app/presence")
-        let isOwn = access == .subscribe && (destination.hasPrefix("/user/queue/") || destination == PresenceTracker.topic)
-        guard meetingId != nil || isDirect || isOwn else {
+        // Asked only when the destination is no meeting room's: a chat SEND's is read once here.
+        let isDirect = { access == .send && (DirectAction(appDestination: destination) != nil || destination == "/app/presence") }
+        let isOwn = { access == .subscribe && (destination.hasPrefix("/user/queue/") || destination == PresenceTracker.topic) }
+        guard meetingId != nil || isDirect() || isOwn() else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.forbidden", message: "\(destination) is not open to this session"))
         }
         if let meetingId, let token = principal.credential,

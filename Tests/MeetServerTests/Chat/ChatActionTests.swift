@@ -11,7 +11,8 @@ import Testing
         "/app/app/meetings.x.chat", "/topic/meetings.x.chat", "/app/meetings.x.Chat", "/meetings.x.chat ",
         "/meetings.x\r\n.chat", "/meetings.\r\nx.chat", "/meetings.x.chat\r\n", "\r\n/meetings.x.chat",
         "/meetings.é.chat", "/meetings.x.\u{301}chat", "/meetings.\u{301}x.chat", "/meetings.x\u{301}.chat",
-        "/app/meetings.m.chat\u{0}", "/meetings.ｍ.chat",
+        "/app/meetings.m.chat\u{0}", "/meetings.ｍ.chat", "/meetings.x.cha", "/meetings.x.chats", "/meetings.x.locatio",
+        "/meetings.x.read.", "/app/direct.x", "/app/presence",
     ]
 
     @Test(arguments: destinations)
