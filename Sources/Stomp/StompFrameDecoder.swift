@@ -34,7 +34,8 @@ public struct StompFrameDecoder: Sendable {
     }
 
     /// Decodes the next complete frame from `buffer`, consuming its bytes; returns `nil` when more
-    /// input is needed (the bytes read so far are consumed or remembered, never lost).
+    /// input is needed (the bytes read so far are consumed or remembered, never lost). After it
+    /// throws, the connection is to be closed: the decoder may have lost the frame it was in.
     public mutating func next(from buffer: inout ByteBuffer) throws(StompProtocolError) -> StompFrame? {
         while true {
             switch state {
@@ -47,8 +48,8 @@ public struct StompFrameDecoder: Sendable {
                 guard let command = StompCommand(bytes: line.readableBytesView) else {
                     throw .unknownCommand(String(buffer: line))
                 }
-                state = .headers(command, StompHeaders())
-            case .headers(let command, let headers):
+                state = .headers(command, StompHeaders(reservingCapacity: 8))
+            case .headers(let command, var headers):
                 guard let line = try readLine(&buffer, limit: limits.maxHeaderLength,
                                                error: .headerTooLong(limit: limits.maxHeaderLength)) else {
                     return nil
@@ -58,7 +59,11 @@ public struct StompFrameDecoder: Sendable {
                     continue
                 }
                 guard headers.count < limits.maxHeaderCount else { throw .tooManyHeaders(limit: limits.maxHeaderCount) }
-                state = .headers(command, try Self.appending(line, to: headers, command: command, version: version))
+                // The state lets go of the headers while one is added, so that they are not
+                // copied for each line (an error ends the decoder's use, see above).
+                state = .command
+                try Self.append(line, to: &headers, command: command, version: version)
+                state = .headers(command, headers)
             case .body(let command, let headers, let contentLength):
                 guard let body = try readBody(&buffer, contentLength: contentLength) else { return nil }
                 state = .command
@@ -68,15 +73,13 @@ public struct StompFrameDecoder: Sendable {
         }
     }
 
-    private static func appending(_ line: ByteBuffer, to headers: StompHeaders, command: StompCommand,
-                                  version: StompVersion) throws(StompProtocolError) -> StompHeaders {
+    private static func append(_ line: ByteBuffer, to headers: inout StompHeaders, command: StompCommand,
+                               version: StompVersion) throws(StompProtocolError) {
         let bytes = line.readableBytesView
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedHeader }
         let escaped = command.escapesHeaders
-        var headers = headers
         headers.add(try StompHeaderEscaping.decode(bytes[..<colon], version: version, escaped: escaped),
                     try StompHeaderEscaping.decode(bytes[(colon + 1)...], version: version, escaped: escaped))
-        return headers
     }
 
     private func contentLength(_ headers: StompHeaders) throws(StompProtocolError) -> Int? {

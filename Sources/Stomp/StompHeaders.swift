@@ -9,6 +9,12 @@ public struct StompHeaders: Sendable, Equatable, ExpressibleByDictionaryLiteral 
         self.pairs = pairs
     }
 
+    /// No headers yet, with room for `capacity` without growing (a decoded frame's few).
+    init(reservingCapacity capacity: Int) {
+        pairs = []
+        pairs.reserveCapacity(capacity)
+    }
+
     /// Creates headers from a literal, kept in the literal's order.
     public init(dictionaryLiteral elements: (String, String)...) {
         self.pairs = elements.map { (name: $0.0, value: $0.1) }
