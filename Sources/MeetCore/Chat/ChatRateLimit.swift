@@ -6,7 +6,7 @@ import Synchronization
 final class ChatRateLimit: Sendable {
     let burst: Double
     let perSecond: Double
-    private let buckets = Mutex<[String: (tokens: Double, at: Date)]>([:])
+    private let buckets = Mutex<[Poster: (tokens: Double, at: Date)]>([:])
     /// Above this many buckets, full ones are swept so memory stays bounded.
     private static let sweepThreshold = 100_000
 
@@ -21,12 +21,23 @@ final class ChatRateLimit: Sendable {
             if buckets.count > Self.sweepThreshold {
                 buckets = buckets.filter { now.timeIntervalSince($0.value.at) * perSecond + $0.value.tokens < burst }
             }
-            let key = user + "\u{0}" + room
-            let (tokens, at) = buckets[key] ?? (burst, now)
-            let available = min(burst, tokens + max(0, now.timeIntervalSince(at)) * perSecond)
-            guard available >= 1 else { return (1 - available) / perSecond }
-            buckets[key] = (available - 1, now)
-            return nil
+            // One look-up, the bucket changed in place.
+            return Self.take(from: &buckets[Poster(user: user, room: room), default: (burst, now)], now: now,
+                             burst: burst, perSecond: perSecond)
         }
+    }
+
+    private static func take(from bucket: inout (tokens: Double, at: Date), now: Date, burst: Double,
+                             perSecond: Double) -> TimeInterval? {
+        let available = min(burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * perSecond)
+        guard available >= 1 else { return (1 - available) / perSecond }
+        bucket = (available - 1, now)
+        return nil
+    }
+
+    /// A bucket's owner: a user in a room.
+    private struct Poster: Hashable {
+        var user: String
+        var room: String
     }
 }
