@@ -131,13 +131,22 @@ struct ChatRoomApplication: StompApplication {
     /// Publishes committed messages to their rooms' topics (direct messages to their two
     /// members' queues), in the order given (commit order).
     static func broadcast(_ messages: [ChatMessage], on broker: StompBroker, linkBase: String) {
+        // A batch's messages mostly share a room: its topic is written once for them.
+        var topic: (meetingId: String, destination: String)?
         for message in messages {
             guard let meetingId = message.meetingId else {
                 DirectApplication.deliver(message, on: broker, linkBase: linkBase)
                 continue
             }
             guard let body = try? ChatMessageBody(message, linkBase: linkBase).json() else { continue }
-            broker.publish(to: MeetingTopic(meetingId: meetingId, room: .chat).destination, headers: headers(of: message), body: body)
+            let destination: String
+            if let topic, topic.meetingId == meetingId {
+                destination = topic.destination
+            } else {
+                destination = MeetingTopic(meetingId: meetingId, room: .chat).destination
+                topic = (meetingId, destination)
+            }
+            broker.publish(to: destination, headers: headers(of: message), body: body)
         }
     }
 
