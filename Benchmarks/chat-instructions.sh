@@ -41,7 +41,7 @@ serve() {  # $1: port; the rest: what to run meetupd under
         --mail-per-client 1000000 --log-level warning >>"$work/meetupd.log" 2>&1 &
     pid=$!
 }
-trap 'kill $pid 2>/dev/null || true' EXIT
+trap 'kill ${pid:-} 2>/dev/null || true' EXIT
 
 port=$(free_port)
 serve "$port" "$meetupd_bin"

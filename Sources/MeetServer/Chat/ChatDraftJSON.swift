@@ -129,7 +129,7 @@ private struct PlainJSONReader {
                 index += 1
                 let text = UnsafeRawBufferPointer(rebasing: bytes[start..<index - 1])
                 // ASCII is valid UTF-8 as it is: made into a string without the validation's
-                // generic walk (a third of reading a chat post's body).
+                // generic walk (two fifths of reading a chat post's body).
                 return ascii ? String(decoding: text, as: UTF8.self) : String(validating: text, as: UTF8.self)
             }
             guard byte >= 0x20, byte != UInt8(ascii: "\\") else { return nil }
