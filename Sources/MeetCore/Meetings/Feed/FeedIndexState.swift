@@ -98,10 +98,10 @@ struct FeedIndexState: Sendable {
     private(set) var online = [[Int32]](repeating: [], count: fullnessBands)
     /// Every entry, by `(startsAt, number)`.
     private(set) var byTime: [Int32] = []
-    /// Per interned user, the slots of the meetings they are a member of.
-    private(set) var meetingsOf: [[Int32]] = []
-    /// Per interned activity, the slots of the meetings that have it.
-    private(set) var meetingsWith: [[Int32]] = []
+    /// Per interned user, the meetings they are a member of.
+    private(set) var meetingsOf: [[ListedSlot]] = []
+    /// Per interned activity, the meetings that have it.
+    private(set) var meetingsWith: [[ListedSlot]] = []
     private(set) var users: [String: UInt32] = [:]
     private(set) var activities: [String: UInt32] = [:]
 
@@ -158,6 +158,7 @@ struct FeedIndexState: Sendable {
             memberLists.append(members)
         }
         slots[entry.number] = slot
+        var listing = ListedSlot.nowhere
         switch entry.placement {
         case .located:
             let key = Self.cell(lat: entry.lat, lon: entry.lon)
@@ -170,13 +171,16 @@ struct FeedIndexState: Sendable {
                 cellLists.append([])
             }
             cellLists[cell].insert(slot, at: timePosition(of: entry, in: cellLists[cell]))
+            listing = Int32(cell)
         case .online:
             let band = entry.fullnessBand
             online[band].insert(slot, at: timePosition(of: entry, in: online[band]))
+            listing = ListedSlot.online
         case .unplaced: break
         }
-        for member in members { meetingsOf[Int(member)].append(slot) }
-        for activity in activities { meetingsWith[Int(activity)].append(slot) }
+        let listed = ListedSlot(slot: slot, listing: listing)
+        for member in members { meetingsOf[Int(member)].append(listed) }
+        for activity in activities { meetingsWith[Int(activity)].append(listed) }
         return slot
     }
 
@@ -186,13 +190,13 @@ struct FeedIndexState: Sendable {
         let entry = entries[Int(slot)]
         switch entry.placement {
         case .located:
-            if let cell = cells[Self.cell(lat: entry.lat, lon: entry.lon)] { cellLists[Int(cell)].removeFirst(slot) }
-        case .online: online[entry.fullnessBand].removeFirst(slot)
+            if let cell = cells[Self.cell(lat: entry.lat, lon: entry.lon)] { cellLists[Int(cell)].removeFirst { $0 == slot } }
+        case .online: online[entry.fullnessBand].removeFirst { $0 == slot }
         case .unplaced: break
         }
         byTime.remove(at: timePosition(of: entry))
-        for member in memberLists[Int(slot)] { meetingsOf[Int(member)].removeFirst(slot) }
-        for activity in activityLists[Int(slot)] { meetingsWith[Int(activity)].removeFirst(slot) }
+        for member in memberLists[Int(slot)] { meetingsOf[Int(member)].removeFirst { $0.slot == slot } }
+        for activity in activityLists[Int(slot)] { meetingsWith[Int(activity)].removeFirst { $0.slot == slot } }
         activityLists[Int(slot)] = []
         memberLists[Int(slot)] = []
         freeSlots.append(slot)
@@ -253,7 +257,7 @@ struct FeedIndexState: Sendable {
 
     /// The small number standing for `id` in `table`: a new one, with an empty reverse list
     /// beside it in `lists`, the first time.
-    private static func intern(_ id: String, in table: inout [String: UInt32], lists: inout [[Int32]]) -> UInt32 {
+    private static func intern(_ id: String, in table: inout [String: UInt32], lists: inout [[ListedSlot]]) -> UInt32 {
         if let number = table[id] { return number }
         let number = UInt32(table.count)
         table[id] = number
@@ -262,10 +266,21 @@ struct FeedIndexState: Sendable {
     }
 }
 
-extension Array where Element == Int32 {
-    /// Removes the first occurrence of `slot`; lists are short (a cell, a user's meetings,
+/// A meeting's slot, with where a feed around a point finds it: the reverse lists carry it, so
+/// that a ranking picks the viewer's ties near the point without reading their entries.
+struct ListedSlot: Sendable, Equatable {
+    var slot: Int32
+    /// Its cell's place in `FeedIndexState.cellLists`, `online`, or `nowhere` (no place).
+    var listing: Int32
+
+    static let online: Int32 = -1
+    static let nowhere: Int32 = -2
+}
+
+extension Array {
+    /// Removes the first element that `matches`; lists are short (a cell, a user's meetings,
     /// an activity's ~1,000 meetings) and only writes do this.
-    fileprivate mutating func removeFirst(_ slot: Int32) {
-        if let position = firstIndex(of: slot) { remove(at: position) }
+    fileprivate mutating func removeFirst(where matches: (Element) -> Bool) {
+        if let position = firstIndex(where: matches) { remove(at: position) }
     }
 }

@@ -22,39 +22,42 @@ extension FeedIndexState {
     /// depth, and only the first `sorted` are sorted. An online band, or a cell (read nearest
     /// first), stops once its later meetings cannot rank unless tied to the viewer
     /// (`FeedRankingKey.lowest`: in relevance, and in distance once the depth is of nearer
-    /// meetings); the date order near a point takes candidates by windows of time and stops
-    /// once `depth` are in (`rankByDate`).
+    /// meetings); the meetings tied to the viewer near the point are offered before any band
+    /// or cell, which skip them; the date order near a point takes candidates by windows of
+    /// time and stops once `depth` are in (`rankByDate`).
     func rank(_ request: FeedRequest, from: Double, viewer: FeedViewer, now: Double, depth: Int, sorted: Int) -> [RankedMeeting] {
+        if request.sort == .date, let circle = request.circle {
+            return rankByDate(near: circle, filter: FeedFilter(request, from: from, viewer: viewer, in: self), depth: depth, sorted: sorted)
+        }
+        let cells = request.circle.map { cellsByDistance(near: $0) }
         switch request.sort {
-        case .date:
-            if let circle = request.circle {
-                rankByDate(near: circle, filter: FeedFilter(request, from: from, viewer: viewer, in: self), depth: depth, sorted: sorted)
-            } else {
-                rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: DateKey())
-            }
-        case .distance: rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: DistanceKey())
-        case .popularity: rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: PopularityKey())
+        case .date: return rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, cells: cells, by: DateKey())
+        case .distance: return rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, cells: cells, by: DistanceKey())
+        case .popularity: return rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, cells: cells, by: PopularityKey())
         case .relevance:
-            rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, by: RelevanceKey(
+            return rank(request, from: from, viewer: viewer, depth: depth, sorted: sorted, cells: cells, by: RelevanceKey(
                 relevance: Relevance(now: now, hasCenter: request.circle != nil),
-                shared: tally(Set(viewer.activityIds).compactMap { activities[$0] }, of: meetingsWith),
-                friendsGoing: tally(viewer.friendIds.compactMap { users[$0] }, of: meetingsOf)))
+                ties: ties(activities: Set(viewer.activityIds).compactMap { activities[$0] },
+                           friends: viewer.friendIds.compactMap { users[$0] }, near: cells)))
         }
     }
 
     /// `rank` for one order: generic, so that each order's key is inlined into the scan of
     /// the candidates (through a closure it was a call per candidate, a sixth of a query).
+    /// `cells`: those around the request's point (`cellsByDistance`), `nil` without one.
     private func rank<Key: FeedRankingKey>(
-        _ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int, by key: Key
+        _ request: FeedRequest, from: Double, viewer: FeedViewer, depth: Int, sorted: Int,
+        cells: [(cell: Int32, nearestKm: Double)]?, by key: Key
     ) -> [RankedMeeting] {
         var candidates = Candidates(filter: FeedFilter(request, from: from, viewer: viewer, in: self), key: key, depth: depth)
-        if let circle = request.circle {
+        if let circle = request.circle, let cells {
             let center = CircleDistance(circle)
             // Those likely to rank high first, so that the depth-th so far rises early and
-            // turns more away.
-            if key.ranksOnlineHigh { offerOnline(to: &candidates, near: center, depth: depth) }
-            offerCells(near: circle, center: center, to: &candidates)
-            if !key.ranksOnlineHigh { offerOnline(to: &candidates, near: center, depth: depth) }
+            // turns more away: the viewer's ties (shared activities, friends going) above all.
+            offerTied(key.tiedSlots, near: center, to: &candidates)
+            if key.ranksOnlineHigh { offerOnline(to: &candidates, depth: depth) }
+            offerCells(cells, center: center, to: &candidates)
+            if !key.ranksOnlineHigh { offerOnline(to: &candidates, depth: depth) }
         } else {
             for slot in byTime[timePosition(from: from)...] {
                 let entry = entries[Int(slot)]
@@ -66,11 +69,10 @@ extension FeedIndexState {
         return candidates.kept.smallest(sortingFirst: sorted)
     }
 
-    /// Offers the online meetings, the soonest of every band first, the fullest first: in
-    /// relevance they rank highest, so the bound turns away most of the rest. A band stops
-    /// once its later meetings cannot rank unless the viewer is tied to them; those tied are
-    /// offered last.
-    private func offerOnline<Key>(to candidates: inout Candidates<Key>, near center: CircleDistance, depth: Int) {
+    /// Offers the online meetings not tied to the viewer (those tied are offered first), the
+    /// soonest of every band first, the fullest first: in relevance they rank highest, so the
+    /// bound turns away most of the rest. A band stops once its later meetings cannot rank.
+    private func offerOnline<Key>(to candidates: inout Candidates<Key>, depth: Int) {
         var positions = [Int](repeating: 0, count: online.count)
         for limit in [depth / online.count + 1, .max] {
             for band in online.indices.reversed() {
@@ -79,56 +81,44 @@ extension FeedIndexState {
                 // Indexed in place, never copied out (as the cells' lists).
                 while position < online[band].endIndex, position - positions[band] < limit {
                     let slot = online[band][position]
-                    let entry = entries[Int(slot)]
-                    if let worst = candidates.kept.worst,
-                       candidates.key.lowest(onlineFrom: entry.startsAt, fullness: fullness) > worst.key { break }
-                    candidates.consider(slot, entry, distanceKm: .nan)
+                    if !candidates.key.isTied(slot) {
+                        let entry = entries[Int(slot)]
+                        if let worst = candidates.kept.worst,
+                           candidates.key.lowest(onlineFrom: entry.startsAt, fullness: fullness) > worst.key { break }
+                        candidates.consider(slot, entry, distanceKm: .nan)
+                    }
                     position += 1
                 }
                 positions[band] = position
             }
         }
-        var tied: [Int32] = []
-        for (band, stop) in positions.enumerated() {
-            for position in stop..<online[band].endIndex where candidates.key.isTied(online[band][position]) {
-                tied.append(online[band][position])
-            }
-        }
-        offerTied(tied, near: center, to: &candidates)
     }
 
-    /// Offers the located meetings of the cells around `circle`, the nearest cells first: in
-    /// distance and relevance they rank highest. A cell's list is read in time order until
-    /// no later meeting of it can rank (no nearer than the cell, no sooner than the one at
-    /// hand), then only for ties, which are offered after every cell's walk: the result is
-    /// the same in any order.
-    private func offerCells<Key>(near circle: GeoCircle, center: CircleDistance, to candidates: inout Candidates<Key>) {
-        var tied: [Int32] = []
+    /// Offers the located meetings not tied to the viewer (those tied are offered first) of
+    /// `cells`, nearest first: in distance and relevance they rank highest. A cell's list is
+    /// read in time order until no later meeting of it can rank (no nearer than the cell, no
+    /// sooner than the one at hand).
+    private func offerCells<Key>(
+        _ cells: [(cell: Int32, nearestKm: Double)], center: CircleDistance, to candidates: inout Candidates<Key>
+    ) {
         cellLists.withUnsafeBufferPointer { lists in
             // Each list read in place, never copied out (`cellLists`).
-            for (cell, nearestKm) in cellsByDistance(near: circle) {
-                let count = lists[Int(cell)].count
-                var position = 0
-                while position < count {
+            for (cell, nearestKm) in cells {
+                for position in 0..<lists[Int(cell)].count {
                     let slot = lists[Int(cell)][position]
+                    if candidates.key.isTied(slot) { continue }
                     let entry = entries[Int(slot)]
                     if let worst = candidates.kept.worst,
                        candidates.key.lowest(locatedFrom: entry.startsAt, nearestKm: nearestKm) > worst.key { break }
                     candidates.offer(slot, entry, near: center)
-                    position += 1
-                }
-                for position in position..<count where candidates.key.isTied(lists[Int(cell)][position]) {
-                    tied.append(lists[Int(cell)][position])
                 }
             }
         }
-        offerTied(tied, near: center, to: &candidates)
     }
 
-    /// Offers the meetings in `slots`, read past a list's stop for a tie to the viewer: their
-    /// entries are copied out first, in a loop of independent reads, so that their cache
-    /// misses overlap. One by one, waiting on each, they were a third of the scan (perf,
-    /// issue 21).
+    /// Offers the meetings in `slots`: their entries are copied out first, in a loop of
+    /// independent reads, so that their cache misses overlap. One by one, waiting on each,
+    /// they were a third of the scan (perf, issue 21).
     private func offerTied<Key>(_ slots: [Int32], near center: CircleDistance, to candidates: inout Candidates<Key>) {
         for (slot, entry) in zip(slots, slots.map { entries[Int($0)] }) { candidates.offer(slot, entry, near: center) }
     }
@@ -178,22 +168,77 @@ extension FeedIndexState {
 
     /// Per slot, in how many of the lists at `chosen` in `lists` it is (up to 255): how many
     /// of the viewer's friends go, how many of the viewer's activities it has. Counting from
-    /// the few lists keeps the scan of candidates to flat arrays. Each list is read in place,
-    /// by index, as the cells' lists are: handed to a method of its own
-    /// (`withUnsafeBufferPointer`), a list was retained and released, on a count the cores
-    /// share (disassembly, issue 21).
-    func tally(_ chosen: [UInt32], of lists: [[Int32]]) -> [UInt8] {
+    /// the few lists keeps the scan of candidates to flat arrays.
+    func tally(_ chosen: [UInt32], of lists: [[ListedSlot]]) -> [UInt8] {
         var counts = [UInt8](repeating: 0, count: entries.count)
+        var found: [Int32] = []
+        count(chosen, of: lists, into: &counts, besides: [UInt8](repeating: 0, count: entries.count), near: nil, found: &found)
+        return counts
+    }
+
+    /// The viewer's ties to the meetings: per slot, how many of the viewer's `activities` the
+    /// meeting has and how many of their `friends` go (`tally`), and the slots with either,
+    /// each once, of those a feed around a point with `cells` shows (online, or in one of
+    /// `cells`; none without a point).
+    func ties(activities: [UInt32], friends: [UInt32], near cells: [(cell: Int32, nearestKm: Double)]?) -> ViewerTies {
+        var shared = [UInt8](repeating: 0, count: entries.count)
+        var friendsGoing = [UInt8](repeating: 0, count: entries.count)
+        var slots: [Int32] = []
+        count(activities, of: meetingsWith, into: &shared, besides: friendsGoing, near: cells, found: &slots)
+        count(friends, of: meetingsOf, into: &friendsGoing, besides: shared, near: cells, found: &slots)
+        return ViewerTies(shared: shared, friendsGoing: friendsGoing, slots: slots)
+    }
+
+    /// Adds to `counts` each slot's occurrences in the lists at `chosen` in `lists` (up to
+    /// 255), and appends to `found` each slot counted neither in `counts` nor in `besides`
+    /// before, if a feed around a point with `cells` shows it (as `ties`). The slots are
+    /// picked by the listing their lists carry: a world's ties, a few of them near, and no
+    /// entry read. Each list is read in place, by index, as the cells' lists are: handed to a
+    /// method of its own (`withUnsafeBufferPointer`), a list was retained and released, on a
+    /// count the cores share (disassembly, issue 21). Without branches on the counts, which
+    /// no predictor guesses: a slot is written to `found` always, and kept by moving on.
+    private func count(
+        _ chosen: [UInt32], of lists: [[ListedSlot]], into counts: inout [UInt8], besides: [UInt8],
+        near cells: [(cell: Int32, nearestKm: Double)]?, found: inout [Int32]
+    ) {
+        // By listing, shifted by two: nowhere (-2) never shown, online (-1) near any point.
+        var isNear = [UInt8](repeating: 0, count: cellLists.count + 2)
+        if let cells {
+            isNear[Int(ListedSlot.online) + 2] = 1
+            for (cell, _) in cells { isNear[Int(cell) + 2] = 1 }
+        }
+        let start = found.count
+        found.append(contentsOf: repeatElement(0, count: chosen.reduce(0) { $0 + lists[Int($1)].count }))
+        var end = start
         lists.withUnsafeBufferPointer { lists in
-            for list in chosen {
-                for position in 0..<lists[Int(list)].count {
-                    let slot = Int(lists[Int(list)][position])
-                    if counts[slot] < .max { counts[slot] += 1 }
+            found.withUnsafeMutableBufferPointer { found in
+                counts.withUnsafeMutableBufferPointer { counts in
+                    besides.withUnsafeBufferPointer { besides in
+                        for list in chosen {
+                            for position in 0..<lists[Int(list)].count {
+                                let listed = lists[Int(list)][position]
+                                let slot = Int(listed.slot)
+                                found[end] = listed.slot
+                                end += (counts[slot] | besides[slot]) == 0 ? Int(isNear[Int(listed.listing) + 2]) : 0
+                                counts[slot] &+= counts[slot] < .max ? 1 : 0
+                            }
+                        }
+                    }
                 }
             }
         }
-        return counts
+        found.removeLast(found.count - end)
     }
+}
+
+/// What ties a viewer to the meetings (`FeedIndexState.ties`).
+struct ViewerTies {
+    /// Per slot, how many of the viewer's activities the meeting has; how many of the
+    /// viewer's friends go.
+    let shared: [UInt8]
+    let friendsGoing: [UInt8]
+    /// The slots where either is above zero, each once, of those near the point asked about.
+    let slots: [Int32]
 }
 
 /// What an order sorts candidates by, ascending.
@@ -213,6 +258,9 @@ private protocol FeedRankingKey {
     /// Whether the meeting in `slot` may rank above what `lowest` says.
     func isTied(_ slot: Int32) -> Bool
 
+    /// Every slot `isTied` says so of near the point asked about, each once.
+    var tiedSlots: [Int32] { get }
+
     /// Whether online meetings tend to rank above located ones.
     var ranksOnlineHigh: Bool { get }
 }
@@ -221,6 +269,7 @@ extension FeedRankingKey {
     func lowest(onlineFrom startsAt: Double, fullness: Double) -> Double { -.infinity }
     func lowest(locatedFrom startsAt: Double, nearestKm: Double) -> Double { -.infinity }
     func isTied(_ slot: Int32) -> Bool { false }
+    var tiedSlots: [Int32] { [] }
     var ranksOnlineHigh: Bool { false }
 }
 
@@ -276,15 +325,12 @@ private struct PopularityKey: FeedRankingKey {
 /// The viewer's relevance, best first.
 private struct RelevanceKey: FeedRankingKey {
     let relevance: Relevance
-    /// Per slot, how many of the viewer's activities the meeting has; how many of the
-    /// viewer's friends go (`FeedIndexState.tally`).
-    let shared: [UInt8]
-    let friendsGoing: [UInt8]
+    let ties: ViewerTies
 
     func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double {
         -relevance.score(
-            activities: Int(entry.activityCount), shared: Int(shared[Int(slot)]),
-            distanceKm: distanceKm.isNaN ? nil : distanceKm, friendsGoing: Int(friendsGoing[Int(slot)]),
+            activities: Int(entry.activityCount), shared: Int(ties.shared[Int(slot)]),
+            distanceKm: distanceKm.isNaN ? nil : distanceKm, friendsGoing: Int(ties.friendsGoing[Int(slot)]),
             startsAt: entry.startsAt, memberCount: Int(entry.memberCount),
             capacity: entry.capacity == 0 ? nil : Int(entry.capacity))
     }
@@ -298,7 +344,9 @@ private struct RelevanceKey: FeedRankingKey {
     }
 
     /// The viewer shares an activity with it or has a friend going.
-    func isTied(_ slot: Int32) -> Bool { shared[Int(slot)] | friendsGoing[Int(slot)] != 0 }
+    func isTied(_ slot: Int32) -> Bool { ties.shared[Int(slot)] | ties.friendsGoing[Int(slot)] != 0 }
+
+    var tiedSlots: [Int32] { ties.slots }
 
     /// Nearness counts a half for an online meeting, as for a located one 5 km away.
     var ranksOnlineHigh: Bool { true }
