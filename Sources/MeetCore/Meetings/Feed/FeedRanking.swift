@@ -167,66 +167,68 @@ extension FeedIndexState {
     }
 
     /// Per slot, in how many of the lists at `chosen` in `lists` it is (up to 255): how many
-    /// of the viewer's friends go, how many of the viewer's activities it has. Counting from
-    /// the few lists keeps the scan of candidates to flat arrays.
+    /// of the asked activities the meeting has. Counting from the few lists keeps the scan of
+    /// candidates to flat arrays.
     func tally(_ chosen: [UInt32], of lists: [[ListedSlot]]) -> [UInt8] {
         var counts = [UInt8](repeating: 0, count: entries.count)
         var found: [Int32] = []
-        count(chosen, of: lists, into: &counts, besides: nil, near: nil, found: &found)
+        count(chosen, of: lists, into: &counts, field: 0xFF, step: 1, near: nearListings(nil), found: &found)
         return counts
     }
 
-    /// The viewer's ties to the meetings: per slot, how many of the viewer's `activities` the
-    /// meeting has and how many of their `friends` go (`tally`), and the slots with either,
-    /// each once, of those a feed around a point with `cells` shows (online, or in one of
-    /// `cells`; none without a point).
+    /// The viewer's ties to the meetings (`ViewerTies`): per slot, how many of the viewer's
+    /// `activities` the meeting has and how many of their `friends` go, and the slots with
+    /// either, each once, of those a feed around a point with `cells` shows (online, or in one
+    /// of `cells`; none without a point).
     func ties(activities: [UInt32], friends: [UInt32], near cells: [(cell: Int32, nearestKm: Double)]?) -> ViewerTies {
-        var shared = [UInt8](repeating: 0, count: entries.count)
-        var friendsGoing = [UInt8](repeating: 0, count: entries.count)
+        var counts = [UInt8](repeating: 0, count: entries.count)
         var slots: [Int32] = []
-        count(activities, of: meetingsWith, into: &shared, besides: friendsGoing, near: cells, found: &slots)
-        count(friends, of: meetingsOf, into: &friendsGoing, besides: shared, near: cells, found: &slots)
-        return ViewerTies(shared: shared, friendsGoing: friendsGoing, slots: slots)
+        let near = nearListings(cells)
+        count(activities, of: meetingsWith, into: &counts, field: ViewerTies.sharedField, step: 1, near: near, found: &slots)
+        count(friends, of: meetingsOf, into: &counts, field: ViewerTies.friendsField, step: 0x40, near: near, found: &slots)
+        return ViewerTies(counts: counts, slots: slots)
     }
 
-    /// Adds to `counts` each slot's occurrences in the lists at `chosen` in `lists` (up to
-    /// 255), and appends to `found` each slot counted neither in `counts` nor in `besides`
-    /// (if any) before, if a feed around a point with `cells` shows it (as `ties`). The slots are
-    /// picked by the listing their lists carry: a world's ties, a few of them near, and no
-    /// entry read. Each list is read in place, by index, as the cells' lists are: handed to a
-    /// method of its own (`withUnsafeBufferPointer`), a list was retained and released, on a
-    /// count the cores share (disassembly, issue 21). Without branches on the counts, which
-    /// no predictor guesses: a slot is written to `found` always, and kept by moving on.
-    private func count(
-        _ chosen: [UInt32], of lists: [[ListedSlot]], into counts: inout [UInt8], besides: [UInt8]?,
-        near cells: [(cell: Int32, nearestKm: Double)]?, found: inout [Int32]
-    ) {
-        // By listing, shifted by two: nowhere (-2) never shown, online (-1) near any point.
+    /// By listing shifted by two, 1 for those a feed around a point with `cells` shows:
+    /// nowhere (-2) never, online (-1) near any point; all 0 without a point.
+    private func nearListings(_ cells: [(cell: Int32, nearestKm: Double)]?) -> [UInt8] {
         var isNear = [UInt8](repeating: 0, count: cellLists.count + 2)
         if let cells {
             isNear[Int(ListedSlot.online) + 2] = 1
             for (cell, _) in cells { isNear[Int(cell) + 2] = 1 }
         }
+        return isNear
+    }
+
+    /// Adds `step` to the bits `field` of each slot's count for each of its occurrences in the
+    /// lists at `chosen` in `lists`, up to what `field` holds, and appends to `found` each slot
+    /// whose count was 0 before, if a feed around a point shows it (`isNear`, by listing,
+    /// `nearListings`). The slots are picked by the listing their lists carry: a world's ties,
+    /// a few of them near, and no entry read. Each list is read in place, by index, as the
+    /// cells' lists are: handed to a method of its own (`withUnsafeBufferPointer`), a list was
+    /// retained and released, on a count the cores share (disassembly, issue 21). Without
+    /// branches on the counts, which no predictor guesses: a slot is written to `found`
+    /// always, and kept by moving on.
+    private func count(
+        _ chosen: [UInt32], of lists: [[ListedSlot]], into counts: inout [UInt8], field: UInt8, step: UInt8,
+        near isNear: [UInt8], found: inout [Int32]
+    ) {
         let start = found.count
         found.append(contentsOf: repeatElement(0, count: chosen.reduce(0) { $0 + lists[Int($1)].count }))
         var end = start
         lists.withUnsafeBufferPointer { lists in
             found.withUnsafeMutableBufferPointer { found in
                 counts.withUnsafeMutableBufferPointer { counts in
-                    func run(besides: UnsafeBufferPointer<UInt8>) {
-                        for list in chosen {
-                            for position in 0..<lists[Int(list)].count {
-                                let listed = lists[Int(list)][position]
-                                let slot = Int(listed.slot)
-                                found[end] = listed.slot
-                                end += (counts[slot] | besides[slot]) == 0 ? Int(isNear[Int(listed.listing) + 2]) : 0
-                                counts[slot] &+= counts[slot] < .max ? 1 : 0
-                            }
+                    for list in chosen {
+                        for position in 0..<lists[Int(list)].count {
+                            let listed = lists[Int(list)][position]
+                            let slot = Int(listed.slot)
+                            let count = counts[slot]
+                            found[end] = listed.slot
+                            end += count == 0 ? Int(isNear[Int(listed.listing) + 2]) : 0
+                            counts[slot] = count &+ (count & field < field ? step : 0)
                         }
                     }
-                    // Without `besides`, the test reads the counts alone (they stand in for
-                    // it): no second array of zeros to allocate.
-                    if let besides { besides.withUnsafeBufferPointer(run) } else { run(besides: UnsafeBufferPointer(counts)) }
                 }
             }
         }
@@ -234,14 +236,28 @@ extension FeedIndexState {
     }
 }
 
-/// What ties a viewer to the meetings (`FeedIndexState.ties`).
+/// What ties a viewer to the meetings (`FeedIndexState.ties`), one byte per slot: a
+/// relevance ranking reads it for every candidate, and zeroes it for every request, so one
+/// array of 100 KB rather than two (issue 21).
 struct ViewerTies {
-    /// Per slot, how many of the viewer's activities the meeting has; how many of the
-    /// viewer's friends go.
-    let shared: [UInt8]
-    let friendsGoing: [UInt8]
+    /// The bits of a count that hold how many of the viewer's activities the meeting has:
+    /// up to 63, where a meeting has at most `MeetingForm.maxActivities`.
+    static let sharedField: UInt8 = 0x3F
+    /// The bits that hold how many of the viewer's friends go, by steps of 0x40: up to 3,
+    /// beyond which `Relevance.score` counts no more.
+    static let friendsField: UInt8 = 0xC0
+
+    /// Per slot, both counts.
+    let counts: [UInt8]
     /// The slots where either is above zero, each once, of those near the point asked about.
     let slots: [Int32]
+
+    /// How many of the viewer's activities the meeting in `slot` has.
+    func shared(_ slot: Int32) -> Int { Int(counts[Int(slot)] & Self.sharedField) }
+    /// How many of the viewer's friends go to the meeting in `slot`, up to 3.
+    func friendsGoing(_ slot: Int32) -> Int { Int(counts[Int(slot)] >> 6) }
+    /// Whether either count is above zero.
+    func isTied(_ slot: Int32) -> Bool { counts[Int(slot)] != 0 }
 }
 
 /// What an order sorts candidates by, ascending.
@@ -292,13 +308,17 @@ private struct Candidates<Key: FeedRankingKey> {
     }
 
     /// Offers the meeting in `slot` if the filter admits it; `distanceKm` is NaN for one
-    /// without a distance.
+    /// without a distance. Inlined into every scan: the compiler otherwise chooses per build
+    /// which scans get it, and a call per candidate cost a relevance query 34,000
+    /// instructions (callgrind, issue 21).
+    @inline(__always)
     mutating func consider(_ slot: Int32, _ entry: FeedEntry, distanceKm: Double) {
         guard filter.admits(entry, slot: slot) else { return }
         kept.offer(RankedMeeting(key: key.key(slot, entry, distanceKm), startsAt: entry.startsAt, number: entry.number))
     }
 
     /// Offers the meeting in `slot` if it is online or inside the circle around `center`.
+    @inline(__always)
     mutating func offer(_ slot: Int32, _ entry: FeedEntry, near center: CircleDistance) {
         if entry.placement == .online {
             consider(slot, entry, distanceKm: .nan)
@@ -332,8 +352,8 @@ private struct RelevanceKey: FeedRankingKey {
 
     func key(_ slot: Int32, _ entry: FeedEntry, _ distanceKm: Double) -> Double {
         -relevance.score(
-            activities: Int(entry.activityCount), shared: Int(ties.shared[Int(slot)]),
-            distanceKm: distanceKm.isNaN ? nil : distanceKm, friendsGoing: Int(ties.friendsGoing[Int(slot)]),
+            activities: Int(entry.activityCount), shared: ties.shared(slot),
+            distanceKm: distanceKm.isNaN ? nil : distanceKm, friendsGoing: ties.friendsGoing(slot),
             startsAt: entry.startsAt, memberCount: Int(entry.memberCount),
             capacity: entry.capacity == 0 ? nil : Int(entry.capacity))
     }
@@ -347,7 +367,7 @@ private struct RelevanceKey: FeedRankingKey {
     }
 
     /// The viewer shares an activity with it or has a friend going.
-    func isTied(_ slot: Int32) -> Bool { ties.shared[Int(slot)] | ties.friendsGoing[Int(slot)] != 0 }
+    func isTied(_ slot: Int32) -> Bool { ties.isTied(slot) }
 
     var tiedSlots: [Int32] { ties.slots }
 
