@@ -10,17 +10,24 @@
 # COUNT requests are sent one after another on one keep-alive connection, and the counters are
 # dumped ("busy"); then zeroed again for as long with no requests (timers, the change log's
 # poll) and dumped ("idle"). A request's instructions are (busy - idle) / COUNT. Settings, from
-# the environment: COUNT (200), FEED_LOAD_DIR (.build/feed-load), MEETUPD_BIN (a meetupd binary
-# to measure instead of building one). Needs valgrind and a C compiler (Debian `valgrind`,
-# `gcc`). valgrind 3.19 cannot read Swift's DWARF 5, so each binary runs as a copy without
-# debug info (function symbols stay), with Benchmarks/valgrind/pause-main-thread.c preloaded
-# (see there). Under callgrind the feed index takes minutes to build; the script waits.
-# Per function: `callgrind_annotate .build/feed-instructions/feed-date.busy`.
+# the environment: COUNT (200), WARM (0: requests sent first, from the start of the first
+# request file, and not measured; the measured ones follow them in each file, so that the
+# tokens, viewers and page meetings met before come from memory, as for most requests of a
+# `feed-load.sh` run; the once-a-minute write of the tokens' `lastUsedAt` may then fall in a
+# measured window, see `AccountService.noteUse` in the dumps), FEED_LOAD_DIR
+# (.build/feed-load), MEETUPD_BIN (a meetupd binary to measure instead of building one).
+# Needs valgrind and a C compiler (Debian `valgrind`, `gcc`). valgrind 3.19 cannot read
+# Swift's DWARF 5, so each binary runs as a copy without debug info (function symbols stay),
+# with Benchmarks/valgrind/pause-main-thread.c preloaded (see there). Under callgrind the feed
+# index takes minutes to build; the script waits. Per function: `callgrind_annotate` on the
+# dump whose "Trigger" line names the window (`grep -l 'dump feed-date.busy'
+# .build/feed-instructions/meetupd.out.*`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/bench-lib.sh  # free_port, release_meetupd, work_directory
 
 count=${COUNT:-200}
+warm=${WARM:-0}
 data=$(work_directory "${FEED_LOAD_DIR:-}" .build/feed-load)
 work=$(work_directory "" .build/feed-instructions)
 
@@ -40,13 +47,14 @@ stripped_copy() {
     cp -r "$(dirname "$1")"/*.resources "$2/" 2>/dev/null || true
 }
 
-# Sends the first $3 requests of file $2 (repeated if shorter) to port $1 on one connection;
-# fails unless every answer is 200.
+# Sends $3 requests of file $2 from its line $4 + 1 (0 by default; the file repeated if
+# shorter) to port $1 on one connection; fails unless every answer is 200.
 send() {
     python3 - "$@" <<'PY'
 import http.client, sys
 port, path, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-lines = (open(path).read().splitlines() * count)[:count]
+skip = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+lines = (open(path).read().splitlines() * (skip + count))[skip:skip + count]
 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
 for line in lines:
     fields = line.split("\t")
@@ -80,11 +88,12 @@ measure() {
         fi
         sleep 2
     done
+    if [ "$warm" -gt 1 ]; then send "$port" "${requests%% *}" $((warm - 1)) 1; fi
     for file in $requests; do
         label=$(basename "$file" .txt)
         callgrind_control -z "$pid" >/dev/null 2>&1
         started=$SECONDS
-        send "$port" "$file" "$count"
+        send "$port" "$file" "$count" "$warm"
         seconds=$((SECONDS - started + 1))
         callgrind_control -d "$label.busy" "$pid" >/dev/null 2>&1
         callgrind_control -z "$pid" >/dev/null 2>&1
