@@ -54,7 +54,8 @@ send() {
 import http.client, sys
 port, path, count = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 skip = int(sys.argv[4]) if len(sys.argv) > 4 else 0
-lines = (open(path).read().splitlines() * (skip + count))[skip:skip + count]
+lines = open(path).read().splitlines()
+lines = (lines * -(-(skip + count) // len(lines)))[skip:skip + count]  # repeated as often as needed
 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
 for line in lines:
     fields = line.split("\t")
