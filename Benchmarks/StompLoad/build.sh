@@ -7,6 +7,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${1:-$here/../../.build/stompload}
 mkdir -p "$out"
 gcc -O2 -g -Wall -Wextra -std=gnu11 -o "$out/stompload" \
-    "$here"/stompload.c "$here"/session.c "$here"/sink.c "$here"/probe.c "$here"/wire.c "$here"/histogram.c -lm
-gcc -O2 -g -Wall -Wextra -std=gnu11 -o "$out/chat_anchor" "$here"/chat_anchor.c -lsqlite3
+    "$here"/stompload.c "$here"/session.c "$here"/sink.c "$here"/probe.c "$here"/wire.c "$here"/histogram.c "$here"/chat_store.c -lm -lsqlite3 -lpthread
+gcc -O2 -g -Wall -Wextra -std=gnu11 -o "$out/chat_anchor" "$here"/chat_anchor.c "$here"/chat_store.c -lsqlite3
 echo "$out/stompload"

@@ -1,15 +1,19 @@
 /* `stompload sink`: a trivial STOMP-over-WebSocket "broker" that proves the generator's own
- * ceiling, and with `--fanout` the floor of any broker's fan-out (below). It answers the upgrade (a fixed Sec-WebSocket-Accept: the generator does not check
+ * ceiling, with `--fanout` the floor of any broker's fan-out, and with `--chat FILE` the floor
+ * of a durable chat server (both below). It answers the upgrade (a fixed Sec-WebSocket-Accept: the generator does not check
  * it), CONNECT with CONNECTED and SUBSCRIBE with its RECEIPT, ignores SENDs, and from then on
  * writes to each subscriber, whenever its socket takes more, a prebuilt 256 KiB run of
  * 100-byte MESSAGE frames stamped with the current time. It does no per-message work beyond
  * writing the stamps, so on its own core it outruns any generator: what the generator counts
  * per second, with its core saturated, is the most it can receive. */
 #define _GNU_SOURCE
+#include "chat_store.h"
 #include "stompload.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
 #include <signal.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -24,6 +28,10 @@
 typedef struct {
     int fd;
     int upgraded, streaming;
+    /* --chat: the sender's user id, whether the writer stored its row, SENDs not answered yet,
+     * and whether the connection closed meanwhile (then it is freed with the last answer). */
+    char user_id[23];
+    int user_stored, in_flight, closed;
     size_t run_sent;  /* bytes of the current run already written */
     size_t in_size;
     uint8_t in[SINK_INPUT];
@@ -134,6 +142,135 @@ static void fanout_send(const char *frame, size_t size) {
     }
 }
 
+/* `--chat FILE`: every SEND to /app/meetings.{id}.chat is stored by a writer thread as
+ * meetupd's chat writer stores it (chat_store.c: the same rows, statements and settings as the
+ * anchor) and answered with its RECEIPT only after the commit. Like meetupd, SENDs from all
+ * connections that arrive while one transaction is being written go together in the next, and
+ * the event loop keeps reading while the writer waits for the disk. It parses only what it
+ * stores (the room, the text and the clientMessageId, from stompload's plain bodies) and
+ * checks nothing, so on its core its receipts per second are the floor's: what any server
+ * must spend on the sockets, the WebSocket and STOMP framing and SQLite, and no more. */
+typedef struct chat_post {
+    struct chat_post *next;
+    sink_peer *peer;
+    char receipt[64], meeting_id[64], client_message_id[128];
+    size_t text_size;
+    char text[];
+} chat_post;
+
+static chat_store *chat_mode;
+static pthread_mutex_t chat_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t chat_waiting = PTHREAD_COND_INITIALIZER;
+static chat_post *chat_pending, *chat_answered;  /* both newest first */
+static int chat_events;                           /* eventfd: a batch was committed */
+static int chat_marker;                           /* its epoll data.ptr */
+
+static void *chat_writer(void *unused) {
+    (void)unused;
+    for (;;) {
+        pthread_mutex_lock(&chat_lock);
+        while (!chat_pending) pthread_cond_wait(&chat_waiting, &chat_lock);
+        chat_post *batch = chat_pending;
+        chat_pending = NULL;
+        pthread_mutex_unlock(&chat_lock);
+        chat_post *ordered = NULL;  /* oldest first */
+        while (batch) {
+            chat_post *next = batch->next;
+            batch->next = ordered;
+            ordered = batch;
+            batch = next;
+        }
+        chat_store_begin(chat_mode);
+        chat_post *last = NULL;
+        for (chat_post *post = ordered; post; post = post->next) {
+            if (!post->peer->user_stored) {
+                chat_store_add_user(chat_mode, post->peer->user_id);
+                post->peer->user_stored = 1;
+            }
+            chat_store_post(chat_mode, post->meeting_id, post->peer->user_id, post->client_message_id, post->text,
+                            post->text_size, chat_now());
+            last = post;
+        }
+        chat_store_commit(chat_mode);
+        pthread_mutex_lock(&chat_lock);
+        last->next = chat_answered;
+        chat_answered = ordered;
+        pthread_mutex_unlock(&chat_lock);
+        uint64_t one = 1;
+        if (write(chat_events, &one, sizeof one) < 0) perror("stompload sink --chat");
+    }
+    return NULL;
+}
+
+/* Copies the JSON string value of `"key":"` in `body` (stompload's bodies escape nothing). */
+static size_t json_string(const char *body, size_t size, const char *key, char *out, size_t capacity) {
+    const char *start = memmem(body, size, key, strlen(key));
+    if (!start) return 0;
+    start += strlen(key);
+    const char *end = memchr(start, '"', size - (size_t)(start - body));
+    size_t length = end ? (size_t)(end - start) : 0;
+    if (length >= capacity) length = capacity - 1;
+    memcpy(out, start, length);
+    out[length] = 0;
+    return length;
+}
+
+static void chat_send(sink_peer *p, const char *frame, size_t size) {
+    size_t receipt_size, destination_size;
+    const char *receipt = head_value(frame, size, "receipt", &receipt_size);
+    const char *destination = head_value(frame, size, "destination", &destination_size);
+    const char *body = memmem(frame, size, "\n\n", 2);
+    static const char prefix[] = "/app/meetings.", suffix[] = ".chat";
+    if (!receipt || !destination || !body || receipt_size >= 64 || destination_size >= 64 + sizeof prefix + sizeof suffix
+        || destination_size <= sizeof prefix + sizeof suffix - 2 || memcmp(destination, prefix, sizeof prefix - 1) != 0)
+        return;
+    body += 2;
+    size_t body_size = size - (size_t)(body - frame);
+    chat_post *post = calloc(1, sizeof *post + body_size + 1);
+    post->peer = p;
+    memcpy(post->receipt, receipt, receipt_size);
+    memcpy(post->meeting_id, destination + sizeof prefix - 1, destination_size - (sizeof prefix - 1) - (sizeof suffix - 1));
+    post->text_size = json_string(body, body_size, "\"text\":\"", post->text, body_size + 1);
+    json_string(body, body_size, "\"clientMessageId\":\"", post->client_message_id, sizeof post->client_message_id);
+    p->in_flight++;
+    pthread_mutex_lock(&chat_lock);
+    post->next = chat_pending;
+    chat_pending = post;
+    pthread_cond_signal(&chat_waiting);
+    pthread_mutex_unlock(&chat_lock);
+}
+
+static void send_text(sink_peer *p, const char *stomp, size_t size);
+
+/* The committed batches' RECEIPTs, one write each, in the order of their SENDs. */
+static void chat_answer(void) {
+    uint64_t count;
+    if (read(chat_events, &count, sizeof count) < 0) return;
+    pthread_mutex_lock(&chat_lock);
+    chat_post *post = chat_answered;
+    chat_answered = NULL;
+    pthread_mutex_unlock(&chat_lock);
+    chat_post *ordered = NULL;
+    while (post) {
+        chat_post *next = post->next;
+        post->next = ordered;
+        ordered = post;
+        post = next;
+    }
+    while (ordered) {
+        chat_post *next = ordered->next;
+        sink_peer *p = ordered->peer;
+        if (!p->closed) {
+            char answer[128];
+            int n = snprintf(answer, sizeof answer, "RECEIPT\nreceipt-id:%s\n\n", ordered->receipt);
+            send_text(p, answer, (size_t)n + 1);
+        }
+        if (--p->in_flight == 0 && p->closed) free(p);
+        free(ordered);
+        ordered = next;
+    }
+}
+
 static uint8_t run_bytes[SINK_RUN];
 static size_t run_size;
 static size_t stamp_offsets[SINK_RUN / 64];
@@ -167,6 +304,8 @@ static void on_stomp(sink_peer *p, int epoll, char *frame, size_t size) {
         send_text(p, connected, sizeof connected); /* with its NUL */
     } else if (fanout_mode && size >= 5 && memcmp(frame, "SEND\n", 5) == 0) {
         fanout_send(frame, size);
+    } else if (chat_mode && size >= 5 && memcmp(frame, "SEND\n", 5) == 0) {
+        chat_send(p, frame, size);
     } else if (size >= 9 && memcmp(frame, "SUBSCRIBE", 9) == 0) {
         char *receipt = memmem(frame, size, "\nreceipt:", 9);
         if (receipt) {
@@ -178,6 +317,7 @@ static void on_stomp(sink_peer *p, int epoll, char *frame, size_t size) {
             fanout_subscribe(p, frame, size);
             return;
         }
+        if (chat_mode) return;
         p->streaming = 1;
         struct epoll_event event = { .events = EPOLLIN | EPOLLOUT, .data.ptr = p };
         epoll_ctl(epoll, EPOLL_CTL_MOD, p->fd, &event);
@@ -190,7 +330,8 @@ static void on_input(sink_peer *p, int epoll) {
         if (n < 0 && errno == EAGAIN) return;
         if (fanout_mode) fanout_forget(p);
         close(p->fd);
-        free(p);
+        p->closed = 1;
+        if (p->in_flight == 0) free(p);
         return;
     }
     p->in_size += (size_t)n;
@@ -233,6 +374,7 @@ int sink_main(int argc, char **argv) {
     int port = 0, size = 100;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--fanout") == 0) fanout_mode = 1;
+        else if (i + 1 < argc && strcmp(argv[i], "--chat") == 0) chat_mode = chat_store_open(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--port") == 0) port = atoi(argv[++i]);
         else if (i + 1 < argc && strcmp(argv[i], "--size") == 0) size = atoi(argv[++i]);
     }
@@ -255,16 +397,28 @@ int sink_main(int argc, char **argv) {
     int epoll = epoll_create1(0);
     struct epoll_event event = { .events = EPOLLIN, .data.ptr = NULL };
     epoll_ctl(epoll, EPOLL_CTL_ADD, listener, &event);
+    if (chat_mode) {
+        chat_events = eventfd(0, EFD_NONBLOCK);
+        struct epoll_event committed = { .events = EPOLLIN, .data.ptr = &chat_marker };
+        epoll_ctl(epoll, EPOLL_CTL_ADD, chat_events, &committed);
+        pthread_t writer;
+        pthread_create(&writer, NULL, chat_writer, NULL);
+    }
     struct epoll_event events[256];
     for (;;) {
         int n = epoll_wait(epoll, events, 256, -1);
         for (int i = 0; i < n; i++) {
+            if (events[i].data.ptr == &chat_marker) {
+                chat_answer();
+                continue;
+            }
             sink_peer *p = events[i].data.ptr;
             if (!p) {
                 int fd = accept4(listener, NULL, NULL, SOCK_NONBLOCK);
                 if (fd < 0) continue;
                 p = calloc(1, sizeof *p);
                 p->fd = fd;
+                chat_random_id(p->user_id);
                 struct epoll_event added = { .events = EPOLLIN, .data.ptr = p };
                 epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &added);
                 continue;

@@ -158,3 +158,52 @@ def test_bad_chat_rate_limit_is_refused_at_start():
         completed = subprocess.run([binary, "serve", "--port", "0", *flags], capture_output=True, text=True, timeout=60)
         assert completed.returncode != 0
         assert "chat" in completed.stderr
+
+
+def test_the_chat_floor_stores_each_send_before_its_receipt(stompload, tmp_path):
+    # `sink --chat` is the floor the durable-chat figures are compared with: every SEND it
+    # answered must be stored once, with its room's next seq, as meetupd stores it.
+    import sqlite3
+
+    tokens = tmp_path / "tokens.txt"
+    tokens.write_text("".join(f"room{r}\ttoken{r}-{s}\n" for r in range(2) for s in range(3)))
+    store = tmp_path / "floor.sqlite"
+    sink = subprocess.Popen([stompload, "sink", "--chat", str(store)], stdout=subprocess.PIPE, text=True)
+    try:
+        port = sink.stdout.readline().strip()
+        report = run_json(stompload, tmp_path, "--url", f"ws://127.0.0.1:{port}/ws", "--scenario", "chat",
+                          "--tokens", str(tokens), "--window", "1", "--duration", "0.5", "--warmup", "0.2",
+                          "--drain", "10", "--broker-pid", str(sink.pid))
+    finally:
+        sink.kill()
+        sink.wait()
+    assert report["sessions_ready"] == 6 and report["errors"] == 0 and report["refusals"] == 0
+    assert report["receipts_per_s"] > 0
+    db = sqlite3.connect(store)
+    rows = db.execute("SELECT roomId, count(*), min(seq), max(seq), count(DISTINCT senderId) FROM chatMessage GROUP BY roomId").fetchall()
+    assert sorted(row[0] for row in rows) == ["meeting:room0", "meeting:room1"]
+    for _, count, first, last, senders in rows:
+        assert (first, last, senders) == (1, count, 3)
+    assert sum(row[1] for row in rows) == report["published"]
+    assert db.execute("SELECT count(*) FROM chatMessage WHERE length(text) = 100 AND clientMessageId LIKE 'load-%'").fetchone()[0] \
+        == report["published"]
+    assert db.execute("SELECT lastSeq FROM chatRoom ORDER BY id").fetchall() == \
+        [(count,) for _, count, *_ in sorted(rows)]
+
+
+def test_the_chat_anchor_writes_gapless_seqs_in_the_servers_shape(tmp_path, stompload):
+    import sqlite3
+
+    anchor = os.path.join(os.path.dirname(stompload), "chat_anchor")
+    store = tmp_path / "anchor.sqlite"
+    completed = subprocess.run([anchor, str(store), "2", "3", "0.3", "6"], capture_output=True, text=True, timeout=30)
+    assert completed.returncode == 0, completed.stderr
+    report = json.loads(completed.stdout)
+    db = sqlite3.connect(store)
+    rows = db.execute("SELECT roomId, count(*), min(seq), max(seq), count(DISTINCT senderId) FROM chatMessage GROUP BY roomId").fetchall()
+    assert len(rows) == 2 and sum(row[1] for row in rows) == report["rows"]
+    for room, count, first, last, senders in rows:
+        assert (first, last, senders) == (1, count, 3)
+        assert room.startswith("meeting:") and len(room) == len("meeting:") + 22
+    ids = [row[0] for row in db.execute("SELECT id FROM chatMessage")]
+    assert len(set(ids)) == len(ids) and all(len(i) == 22 for i in ids)
