@@ -54,7 +54,9 @@ chat_store *chat_store_open(const char *path) {
     chat_store *store = calloc(1, sizeof *store);
     if (sqlite3_open(path, &store->db) != SQLITE_OK) fail(store->db, path);
     sqlite3 *db = store->db;
-    run(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;");
+    /* The chat writer's connection (AppDatabase.openPool): its page cache and memory map too. */
+    run(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;"
+            " PRAGMA cache_size = -32768; PRAGMA mmap_size = 1073741824;");
     run(db, "CREATE TABLE user (id TEXT PRIMARY KEY);"
             "CREATE TABLE meeting (id TEXT PRIMARY KEY);"
             "CREATE TABLE chatRoom (id TEXT PRIMARY KEY, meetingId TEXT REFERENCES meeting(id) ON DELETE CASCADE,"
