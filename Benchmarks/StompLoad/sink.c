@@ -215,21 +215,27 @@ static size_t json_string(const char *body, size_t size, const char *key, char *
     return length;
 }
 
+/* A SEND to a meeting's room with a receipt, queued for the writer; the floor ignores any
+ * other (stompload's chat scenario sends none). */
 static void chat_send(sink_peer *p, const char *frame, size_t size) {
+    static const char prefix[] = "/app/meetings.", suffix[] = ".chat";
+    const size_t prefix_size = sizeof prefix - 1, suffix_size = sizeof suffix - 1;
     size_t receipt_size, destination_size;
     const char *receipt = head_value(frame, size, "receipt", &receipt_size);
     const char *destination = head_value(frame, size, "destination", &destination_size);
     const char *body = memmem(frame, size, "\n\n", 2);
-    static const char prefix[] = "/app/meetings.", suffix[] = ".chat";
-    if (!receipt || !destination || !body || receipt_size >= 64 || destination_size >= 64 + sizeof prefix + sizeof suffix
-        || destination_size <= sizeof prefix + sizeof suffix - 2 || memcmp(destination, prefix, sizeof prefix - 1) != 0)
+    if (!receipt || !destination || !body || receipt_size >= sizeof ((chat_post *)0)->receipt
+        || destination_size <= prefix_size + suffix_size || memcmp(destination, prefix, prefix_size) != 0
+        || memcmp(destination + destination_size - suffix_size, suffix, suffix_size) != 0)
         return;
+    size_t meeting_id_size = destination_size - prefix_size - suffix_size;
+    if (meeting_id_size >= sizeof ((chat_post *)0)->meeting_id) return;
     body += 2;
     size_t body_size = size - (size_t)(body - frame);
     chat_post *post = calloc(1, sizeof *post + body_size + 1);
     post->peer = p;
     memcpy(post->receipt, receipt, receipt_size);
-    memcpy(post->meeting_id, destination + sizeof prefix - 1, destination_size - (sizeof prefix - 1) - (sizeof suffix - 1));
+    memcpy(post->meeting_id, destination + prefix_size, meeting_id_size);
     post->text_size = json_string(body, body_size, "\"text\":\"", post->text, body_size + 1);
     json_string(body, body_size, "\"clientMessageId\":\"", post->client_message_id, sizeof post->client_message_id);
     p->in_flight++;
