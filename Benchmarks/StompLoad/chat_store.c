@@ -113,6 +113,7 @@ static batch_room *batch_room_of(chat_store *store, const char *meeting_id) {
     }
     batch_room *room = &store->rooms[store->room_count++];
     memcpy(room->id, id, sizeof id);
+    room->last_message_at = 0;  /* no post kept yet: nothing to write back */
     sqlite3_bind_text(store->read_room, 1, room->id, -1, SQLITE_STATIC);
     int found = sqlite3_step(store->read_room) == SQLITE_ROW;
     room->last_seq = found ? sqlite3_column_int64(store->read_room, 0) : 0;
@@ -149,6 +150,7 @@ void chat_store_post(chat_store *store, const char *meeting_id, const char *send
 void chat_store_commit(chat_store *store) {
     for (int i = 0; i < store->room_count; i++) {
         batch_room *room = &store->rooms[i];
+        if (room->last_message_at == 0) continue;
         sqlite3_bind_int64(store->write_room, 1, room->last_seq);
         sqlite3_bind_double(store->write_room, 2, room->last_message_at);
         sqlite3_bind_text(store->write_room, 3, room->id, -1, SQLITE_STATIC);

@@ -165,21 +165,26 @@ static chat_post *chat_pending, *chat_answered;  /* both newest first */
 static int chat_events;                           /* eventfd: a batch was committed */
 static int chat_marker;                           /* its epoll data.ptr */
 
+/* A list queued newest first, turned around. */
+static chat_post *oldest_first(chat_post *newest) {
+    chat_post *oldest = NULL;
+    while (newest) {
+        chat_post *next = newest->next;
+        newest->next = oldest;
+        oldest = newest;
+        newest = next;
+    }
+    return oldest;
+}
+
 static void *chat_writer(void *unused) {
     (void)unused;
     for (;;) {
         pthread_mutex_lock(&chat_lock);
         while (!chat_pending) pthread_cond_wait(&chat_waiting, &chat_lock);
-        chat_post *batch = chat_pending;
+        chat_post *ordered = oldest_first(chat_pending);
         chat_pending = NULL;
         pthread_mutex_unlock(&chat_lock);
-        chat_post *ordered = NULL;  /* oldest first */
-        while (batch) {
-            chat_post *next = batch->next;
-            batch->next = ordered;
-            ordered = batch;
-            batch = next;
-        }
         chat_store_begin(chat_mode);
         chat_post *last = NULL;
         for (chat_post *post = ordered; post; post = post->next) {
@@ -253,16 +258,9 @@ static void chat_answer(void) {
     uint64_t count;
     if (read(chat_events, &count, sizeof count) < 0) return;
     pthread_mutex_lock(&chat_lock);
-    chat_post *post = chat_answered;
+    chat_post *ordered = oldest_first(chat_answered);
     chat_answered = NULL;
     pthread_mutex_unlock(&chat_lock);
-    chat_post *ordered = NULL;
-    while (post) {
-        chat_post *next = post->next;
-        post->next = ordered;
-        ordered = post;
-        post = next;
-    }
     while (ordered) {
         chat_post *next = ordered->next;
         sink_peer *p = ordered->peer;

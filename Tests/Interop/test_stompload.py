@@ -160,7 +160,7 @@ def test_bad_chat_rate_limit_is_refused_at_start():
         assert "chat" in completed.stderr
 
 
-def test_the_chat_floor_stores_each_send_before_its_receipt(stompload, tmp_path):
+def test_the_chat_floor_stores_every_send_it_answers(stompload, tmp_path):
     # `sink --chat` is the floor the durable-chat figures are compared with: every SEND it
     # answered must be stored once, with its room's next seq, as meetupd stores it.
     import sqlite3
