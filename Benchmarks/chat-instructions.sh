@@ -12,7 +12,8 @@
 # the counters are dumped and the posts counted again: instructions per post are the dump's
 # over the posts stored in between, split into the writer's batches
 # (`ChatCommitQueue.writeNextBatch`) and the event loops (`SelectableEventLoop.run`). Then
-# `chat_anchor` runs under callgrind, as many rows per commit as there are senders. Needs
+# `chat_anchor` runs under callgrind, as many rows per commit as there are senders, and the
+# floor server (`stompload sink --chat`) under the same load and windows as meetupd. Needs
 # valgrind and a C compiler. Per function: `callgrind_annotate .build/chat-instructions/meetupd.out.1`.
 # Settings, from the environment: SETUP, USERS (50, as chat-durable.sh), WARMUP, MEASURE,
 # MEETUPD_BIN (measure this binary).
@@ -41,7 +42,7 @@ serve() {  # $1: port; the rest: what to run meetupd under
         --mail-per-client 1000000 --log-level warning >>"$work/meetupd.log" 2>&1 &
     pid=$!
 }
-trap 'kill ${pid:-} 2>/dev/null || true' EXIT
+trap 'kill ${pid:-} ${floor:-} 2>/dev/null || true' EXIT
 
 port=$(free_port)
 serve "$port" "$meetupd_bin"
@@ -56,7 +57,8 @@ until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do kill -0 "$pid"; sleep
 "$stompload" --url "ws://127.0.0.1:$port/ws" --login meetupd --scenario chat --tokens "$work/tokens.txt" --window 1 \
     --duration $((measure + 10)) --warmup "$warmup" --drain 10 --connect-timeout 120 --quiet >"$work/stompload.log" &
 load=$!
-posts() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from chatMessage").fetchone()[0])' "$work/data/meetupd.sqlite"; }
+# The posts stored in database $1 (meetupd's by default).
+posts() { python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("select count(*) from chatMessage").fetchone()[0])' "${1:-$work/data/meetupd.sqlite}"; }
 sleep "$warmup"
 callgrind_control -z "$pid" >/dev/null
 before=$(posts)
@@ -70,6 +72,26 @@ rm -f "$work"/anchor.sqlite*
 valgrind --tool=callgrind --callgrind-out-file="$work/anchor.out" \
     "$work/bin/chat_anchor" "$work/anchor.sqlite" "$rooms" "$senders" 10 $((rooms * senders)) >"$work/anchor.json" 2>/dev/null
 rm -f "$work"/anchor.sqlite*
+
+# The floor server, driven and measured the same way. It has no way to stop cleanly: its dump
+# is taken while it runs, then it is killed.
+rm -f "$work"/floor.*
+valgrind --tool=callgrind --callgrind-out-file="$work/floor.out" "$work/bin/stompload" sink --chat "$work/floor.sqlite" \
+    >"$work/floor.port" 2>/dev/null &
+floor=$!
+until [ -s "$work/floor.port" ]; do kill -0 "$floor"; sleep 0.5; done
+"$stompload" --url "ws://127.0.0.1:$(head -1 "$work/floor.port")/ws" --login meetupd --scenario chat --tokens "$work/tokens.txt" \
+    --window 1 --duration $((measure + 10)) --warmup "$warmup" --drain 10 --connect-timeout 120 --quiet >"$work/floor-load.log" &
+load=$!
+sleep "$warmup"
+callgrind_control -z "$floor" >/dev/null
+floor_before=$(posts "$work/floor.sqlite")
+sleep "$measure"
+callgrind_control -d posts "$floor" >/dev/null
+floor_after=$(posts "$work/floor.sqlite")
+wait "$load" || true
+kill -KILL "$floor" && wait "$floor" 2>/dev/null || true
+floor_dump=$(grep -l '^desc: Trigger: dump posts$' "$work"/floor.out.*)
 
 dump=$(grep -l '^desc: Trigger: dump posts$' "$work"/meetupd.out.*)
 inclusive() { callgrind_annotate --inclusive=yes --threshold=100 "$dump" | grep -F "$1 [" | head -1 | awk '{gsub(",", "", $1); print $1}'; }
@@ -92,11 +114,13 @@ python3 - "$((after - before))" "$(grep '^summary:' "$dump" | cut -d' ' -f2)" \
     "$(inclusive '$s8MeetCore15ChatCommitQueueC14writeNextBatch33_BEBE37D30AC70E0D132AAA461372EC78LLyyFy4GRDB8DatabaseCYbcfU_AA0C5WriteO_AA0C7WrittenVTg5')" \
     "$(inclusive '$s8NIOPosix19SelectableEventLoopC3runyyKF')" \
     "$(grep '^summary:' "$work/anchor.out" | cut -d' ' -f2)" "$work/anchor.json" "$setup" \
-    "$(calls '$s4GRDB8DatabaseC13inTransactionyyAC0D4KindOSg_AC0D10CompletionOyKXEtKF')" <<'PY'
+    "$(calls '$s4GRDB8DatabaseC13inTransactionyyAC0D4KindOSg_AC0D10CompletionOyKXEtKF')" \
+    "$((floor_after - floor_before))" "$(grep '^summary:' "$floor_dump" | cut -d' ' -f2)" <<'PY'
 import json, sys
 posts, total, writer, loops, anchor_total = (int(v or 0) for v in sys.argv[1:6])
 rows = json.load(open(sys.argv[6]))["rows"]
 batches = int(sys.argv[8] or 0)
+floor_posts, floor_total = int(sys.argv[9] or 0), int(sys.argv[10] or 0)
 print(f"{sys.argv[7]}: {posts} posts measured in {batches} transactions ({posts / max(batches, 1):.1f} posts each)")
 print(f"{'instructions per post':<28} {total / posts:>10,.0f}")
 print(f"{'  writer (batches)':<28} {writer / posts:>10,.0f}")
@@ -104,4 +128,6 @@ print(f"{'  event loops':<28} {loops / posts:>10,.0f}")
 print(f"{'  other threads':<28} {(total - writer - loops) / posts:>10,.0f}")
 print(f"{'anchor, per row':<28} {anchor_total / rows:>10,.0f}   ({rows} rows)")
 print(f"{'meetupd ÷ anchor':<28} {total / posts / (anchor_total / rows):>10.2f}×")
+print(f"{'floor server, per post':<28} {floor_total / max(floor_posts, 1):>10,.0f}   ({floor_posts} posts)")
+print(f"{'meetupd ÷ floor':<28} {total / posts / (floor_total / max(floor_posts, 1)):>10.2f}×")
 PY
