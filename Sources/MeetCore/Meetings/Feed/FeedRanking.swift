@@ -168,11 +168,20 @@ extension FeedIndexState {
 
     /// Per slot, in how many of the lists at `chosen` in `lists` it is (up to 255): how many
     /// of the asked activities the meeting has. Counting from the few lists keeps the scan of
-    /// candidates to flat arrays.
+    /// candidates to flat arrays. Unlike `count` (the ties) it keeps no list of the slots it
+    /// counts: for a popular activity that list was filled and dropped on every request.
     func tally(_ chosen: [UInt32], of lists: [[ListedSlot]]) -> [UInt8] {
         var counts = [UInt8](repeating: 0, count: entries.count)
-        var found: [Int32] = []
-        count(chosen, of: lists, into: &counts, field: 0xFF, step: 1, near: nearListings(nil), found: &found)
+        lists.withUnsafeBufferPointer { lists in
+            counts.withUnsafeMutableBufferPointer { counts in
+                for list in chosen {
+                    for position in 0..<lists[Int(list)].count {
+                        let slot = Int(lists[Int(list)][position].slot)
+                        counts[slot] &+= counts[slot] < .max ? 1 : 0
+                    }
+                }
+            }
+        }
         return counts
     }
 
