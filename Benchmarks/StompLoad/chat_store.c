@@ -101,12 +101,13 @@ void chat_store_begin(chat_store *store) {
     store->room_count = 0;
 }
 
-/* The open transaction's entry for the room of `meeting_id`, read (or created) on first use. */
+/* The open transaction's entry for the room of `meeting_id`, read (or created) on first use.
+ * Found by the meeting's id, so that a post to a room already in the batch formats nothing. */
 static batch_room *batch_room_of(chat_store *store, const char *meeting_id) {
+    for (int i = store->room_count - 1; i >= 0; i--)
+        if (strcmp(store->rooms[i].id + sizeof "meeting:" - 1, meeting_id) == 0) return &store->rooms[i];
     char id[64];
     snprintf(id, sizeof id, "meeting:%s", meeting_id);
-    for (int i = store->room_count - 1; i >= 0; i--)
-        if (strcmp(store->rooms[i].id, id) == 0) return &store->rooms[i];
     if (store->room_count == store->room_capacity) {
         store->room_capacity = store->room_capacity ? store->room_capacity * 2 : 16;
         store->rooms = realloc(store->rooms, (size_t)store->room_capacity * sizeof *store->rooms);
