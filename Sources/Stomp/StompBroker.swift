@@ -95,6 +95,18 @@ public final class StompBroker: Sendable {
         fanOut(to: destination, headers: headers, body: body)
     }
 
+    /// Broadcasts to every subscriber of a `/topic/...` destination the message `make` builds,
+    /// called only when the destination has a subscriber on this broker: a chat room nobody here
+    /// listens to costs its message no JSON (a fifth of a durable post's writer work, issue 10).
+    /// A subscriber that comes later gets the message only by catching up, as with ``publish(to:headers:body:)``.
+    public func publish(to destination: String,
+                        _ make: () throws -> (headers: StompHeaders, body: ByteBuffer)) rethrows {
+        let (key, groups) = registry.withLock { $0.entry(for: destination) }
+        guard !groups.isEmpty else { return }
+        let (headers, body) = try make()
+        deliver(makeMessage(destination: key, headers: headers, body: body), to: groups)
+    }
+
     /// Broadcasts, and returns the recipients, so that a publishing session can see whether
     /// they keep up.
     @discardableResult

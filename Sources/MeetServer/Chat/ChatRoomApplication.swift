@@ -138,7 +138,6 @@ struct ChatRoomApplication: StompApplication {
                 DirectApplication.deliver(message, on: broker, linkBase: linkBase)
                 continue
             }
-            guard let body = try? ChatMessageBody(message, linkBase: linkBase).json() else { continue }
             let destination: String
             if let topic, topic.meetingId == meetingId {
                 destination = topic.destination
@@ -146,7 +145,7 @@ struct ChatRoomApplication: StompApplication {
                 destination = MeetingTopic(meetingId: meetingId, room: .chat).destination
                 topic = (meetingId, destination)
             }
-            broker.publish(to: destination, headers: headers(of: message), body: body)
+            try? broker.publish(to: destination) { (headers(of: message), try ChatMessageBody(message, linkBase: linkBase).json()) }
         }
     }
 
