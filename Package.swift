@@ -58,6 +58,8 @@ let package = Package(
             dependencies: [
                 "ImageFormats",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the chat insert that binds its values itself (DirectlyBound).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -69,10 +69,22 @@ enum ChatRoomLog {
             ? "[]" : String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
         let system = try entry.system.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let sentAt = time.timeIntervalSince1970
-        try db.cachedStatement(sql: skippingRepeat ? insertUnlessRepeated : insertRow)
-            .execute(arguments: [roomId, seq, id, entry.type.rawValue, entry.senderId, entry.text, attachments, entry.replyToSeq,
-                                 entry.refersToSeq, system, entry.clientMessageId, sentAt])
-        if skippingRepeat, db.changesCount == 0 { throw Repeated() }
+        // Bound directly: `chatMessage` is `WITHOUT ROWID` and has no triggers, so no observer
+        // can see its rows (ChatSchemaTests checks both).
+        var row = DirectlyBound(try db.cachedStatement(sql: skippingRepeat ? insertUnlessRepeated : insertRow), in: db)
+        row.bind(roomId)
+        row.bind(seq)
+        row.bind(id)
+        row.bind(entry.type.rawValue)
+        row.bind(entry.senderId)
+        row.bind(entry.text)
+        row.bind(attachments)
+        row.bind(entry.replyToSeq)
+        row.bind(entry.refersToSeq)
+        row.bind(system)
+        row.bind(entry.clientMessageId)
+        row.bind(sentAt)
+        if try row.execute() == 0, skippingRepeat { throw Repeated() }
         // The row as stored, built from what was just written rather than read back (a join of
         // five tables for every post): only the sender's name and photo, and a direct
         // conversation's other member, come from other tables. `sentAt` goes through the same
