@@ -1,4 +1,9 @@
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A STOMP frame's command: every client and server command of STOMP 1.0, 1.1 and 1.2.
 public enum StompCommand: String, Sendable, CaseIterable {
@@ -23,13 +28,16 @@ public enum StompCommand: String, Sendable, CaseIterable {
     /// The longest command name; a longer command line is refused without being read to its end.
     static let maximumLength = 11
 
-    /// Parses a command line's bytes without building a `String` for the common case.
-    init?(bytes: ByteBufferView) {
-        for command in StompCommand.allCases where command.rawValue.utf8.elementsEqual(bytes) {
-            self = command
-            return
+    /// Parses a command line's bytes in place, without building a `String`.
+    init?(line: ByteBuffer) {
+        let found = line.withUnsafeReadableBytes { bytes in
+            Self.allCases.first { command in
+                var name = command.rawValue
+                return name.withUTF8 { $0.count == bytes.count && memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            }
         }
-        return nil
+        guard let found else { return nil }
+        self = found
     }
 
     /// `CONNECT`, `STOMP` and `CONNECTED` never escape their headers (STOMP 1.2 "Value Encoding").

@@ -1,4 +1,9 @@
 import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A streaming STOMP frame decoder. Feed it the bytes received so far; it consumes what it has
 /// understood and returns each complete frame. Any split of the input decodes the same frames.
@@ -45,7 +50,7 @@ public struct StompFrameDecoder: Sendable {
                                                error: .commandTooLong(limit: limits.maxCommandLength)) else {
                     return nil
                 }
-                guard let command = StompCommand(bytes: line.readableBytesView) else {
+                guard let command = StompCommand(line: line) else {
                     throw .unknownCommand(String(buffer: line))
                 }
                 state = .headers(command, StompHeaders(reservingCapacity: 8))
@@ -73,13 +78,21 @@ public struct StompFrameDecoder: Sendable {
         }
     }
 
+    /// Reads a header line's bytes in place: through `ByteBufferView` each byte was an index
+    /// check and an exclusive access (a third of decoding a chat SEND, issue 10).
     private static func append(_ line: ByteBuffer, to headers: inout StompHeaders, command: StompCommand,
                                version: StompVersion) throws(StompProtocolError) {
-        let bytes = line.readableBytesView
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { throw .malformedHeader }
         let escaped = command.escapesHeaders
-        headers.add(try StompHeaderEscaping.decode(bytes[..<colon], version: version, escaped: escaped),
-                    try StompHeaderEscaping.decode(bytes[(colon + 1)...], version: version, escaped: escaped))
+        let header = line.withUnsafeReadableBytes { raw -> Result<(String, String), StompProtocolError> in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return .failure(.malformedHeader) }
+            return Result { () throws(StompProtocolError) in
+                (try StompHeaderEscaping.decode(UnsafeBufferPointer(rebasing: bytes[..<colon]), version: version, escaped: escaped),
+                 try StompHeaderEscaping.decode(UnsafeBufferPointer(rebasing: bytes[(colon + 1)...]), version: version, escaped: escaped))
+            }
+        }
+        let (name, value) = try header.get()
+        headers.add(name, value)
     }
 
     private func contentLength(_ headers: StompHeaders) throws(StompProtocolError) -> Int? {
@@ -111,21 +124,32 @@ public struct StompFrameDecoder: Sendable {
     /// Reads one line without its `\n` (and a `\r` before it), or returns `nil` if it is incomplete.
     private mutating func readLine(_ buffer: inout ByteBuffer, limit: Int,
                                    error: StompProtocolError) throws(StompProtocolError) -> ByteBuffer? {
-        let view = buffer.readableBytesView
-        guard let newline = view[(view.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) else {
+        let available = buffer.readableBytes
+        guard let newline = Self.offset(of: UInt8(ascii: "\n"), in: buffer, from: scanned) else {
             // A `\r` may still be followed by `\n`, so allow one byte over the limit while waiting.
-            guard view.count <= limit + 1 else { throw error }
-            scanned = view.count
+            guard available <= limit + 1 else { throw error }
+            scanned = available
             return nil
         }
         scanned = 0
-        var length = newline - view.startIndex
-        let line = buffer.readSlice(length: length + 1)!
-        if length > 0, line.getInteger(at: line.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
+        var length = newline
+        if length > 0, buffer.getInteger(at: buffer.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
             length -= 1
         }
         guard length <= limit else { throw error }
-        return line.getSlice(at: line.readerIndex, length: length)
+        let line = buffer.getSlice(at: buffer.readerIndex, length: length)!
+        buffer.moveReaderIndex(forwardBy: newline + 1)
+        return line
+    }
+
+    /// Where `byte` first occurs in `buffer`'s readable bytes at or after offset `start`, searched
+    /// in place (`memchr`, not an index at a time through `ByteBufferView`).
+    private static func offset(of byte: UInt8, in buffer: ByteBuffer, from start: Int) -> Int? {
+        buffer.withUnsafeReadableBytes { bytes in
+            guard start < bytes.count, let base = bytes.baseAddress,
+                  let found = memchr(base + start, CInt(byte), bytes.count - start) else { return nil }
+            return base.distance(to: UnsafeRawPointer(found))
+        }
     }
 
     /// Reads the body and its terminating NUL, or returns `nil` if it is incomplete.
@@ -139,14 +163,12 @@ public struct StompFrameDecoder: Sendable {
             buffer.moveReaderIndex(forwardBy: 1)
             return body
         }
-        let view = buffer.readableBytesView
-        guard let nul = view[(view.startIndex + scanned)...].firstIndex(of: 0) else {
-            guard view.count <= limits.maxBodySize else { throw .bodyTooLarge(limit: limits.maxBodySize) }
-            scanned = view.count
+        guard let length = Self.offset(of: 0, in: buffer, from: scanned) else {
+            guard buffer.readableBytes <= limits.maxBodySize else { throw .bodyTooLarge(limit: limits.maxBodySize) }
+            scanned = buffer.readableBytes
             return nil
         }
         scanned = 0
-        let length = nul - view.startIndex
         guard length <= limits.maxBodySize else { throw .bodyTooLarge(limit: limits.maxBodySize) }
         let body = buffer.readSlice(length: length)!
         buffer.moveReaderIndex(forwardBy: 1)

@@ -6,7 +6,7 @@ enum StompHeaderEscaping {
     private static let backslash = UInt8(ascii: "\\")
 
     /// Decodes a header name or value read from the wire.
-    static func decode(_ bytes: ByteBufferView, version: StompVersion, escaped: Bool) throws(StompProtocolError) -> String {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, version: StompVersion, escaped: Bool) throws(StompProtocolError) -> String {
         guard escaped, version != .v1_0, bytes.contains(backslash) else {
             return String(decoding: bytes, as: UTF8.self)
         }
