@@ -50,7 +50,7 @@ enum ChatRoomLog {
     /// The sender's display name and photo as a message shows them.
     typealias Sender = (name: String?, photoId: String?)
 
-    /// Thrown by ``insert(_:id:seq:toRoom:kind:meetingId:sender:at:skippingRepeat:in:)`` asked to
+    /// Thrown by ``insert(_:id:seq:toRoom:kind:meetingId:sender:at:skippingRepeat:using:in:)`` asked to
     /// skip a repeat: the sender stored a row with the entry's `clientMessageId` in the room
     /// already, and nothing was written.
     struct Repeated: Error {}
@@ -61,9 +61,10 @@ enum ChatRoomLog {
     /// as its sender's name and photo. `skippingRepeat`: a row whose sender stored its
     /// `clientMessageId` in the room already is not written and ``Repeated`` is thrown, where it
     /// would otherwise fail the unique index; the index's own look-up answers it, no query first.
+    /// `statement`: the insert for `skippingRepeat`, if the caller holds it already.
     static func insert(_ entry: Entry, id: String, seq: Int64, toRoom roomId: String, kind: ChatRoomKind,
                        meetingId: String?, sender: Sender?, at time: Date, skippingRepeat: Bool = false,
-                       in db: Database) throws -> ChatMessage {
+                       using statement: Statement? = nil, in db: Database) throws -> ChatMessage {
         // Most rows have no attachments: no encoder for them.
         let attachments = entry.attachments.isEmpty
             ? "[]" : String(decoding: try JSONEncoder().encode(entry.attachments), as: UTF8.self)
@@ -71,7 +72,7 @@ enum ChatRoomLog {
         let sentAt = time.timeIntervalSince1970
         // Bound directly: `chatMessage` is `WITHOUT ROWID` and has no triggers, so no observer
         // can see its rows (ChatSchemaTests checks both).
-        var row = DirectlyBound(try db.cachedStatement(sql: skippingRepeat ? insertUnlessRepeated : insertRow), in: db)
+        var row = DirectlyBound(try statement ?? db.cachedStatement(sql: skippingRepeat ? insertUnlessRepeated : insertRow), in: db)
         row.bind(roomId)
         row.bind(seq)
         row.bind(id)
@@ -155,7 +156,7 @@ enum ChatRoomLog {
                                  clientMessageId, sentAt)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
-    private static let insertUnlessRepeated = insertRow + """
+    static let insertUnlessRepeated = insertRow + """
          ON CONFLICT (roomId, senderId, clientMessageId) WHERE clientMessageId IS NOT NULL DO NOTHING
         """
 
