@@ -60,6 +60,11 @@ public protocol StompAuthorizer: Sendable {
     func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void>
 
+    /// Whether `access` is granted already, by what the authorizer holds in memory: then the
+    /// frame goes on without a future (a promise and a callback per SEND). `false` means "ask
+    /// ``authorize(_:destination:principal:on:)``", not a refusal (the default).
+    func grantsAtOnce(_ access: StompAccess, destination: String, principal: StompPrincipal) -> Bool
+
     /// Asks again, once a granted SUBSCRIBE's subscription is registered (its messages held
     /// back meanwhile), whether the grant still holds; fail to refuse it after all. Access taken
     /// away while ``authorize(_:destination:principal:on:)`` was answering (a member leaving
@@ -72,6 +77,11 @@ public protocol StompAuthorizer: Sendable {
 }
 
 extension StompAuthorizer {
+    /// Nothing is known at once: every frame asks.
+    public func grantsAtOnce(_ access: StompAccess, destination: String, principal: StompPrincipal) -> Bool {
+        false
+    }
+
     /// Grants cannot go stale: nothing to ask again.
     public func confirm(subscriptionTo destination: String, principal: StompPrincipal,
                         on eventLoop: any EventLoop) -> EventLoopFuture<Void>? {

@@ -11,22 +11,31 @@ extension StompSession {
         if destination.hasPrefix("/topic/") {
             // A SEND to recipients that are behind completes only when they have caught up: the
             // session handles nothing more meanwhile (``StompPublisherFlow``).
-            return broker.authorizer.authorize(.send, destination: destination, principal: principal, on: eventLoop)
-                .flatMap {
-                    let recipients = self.broker.fanOut(to: destination, headers: frame.headers, body: frame.body)
-                    return StompPublisherFlow.pause(for: recipients, on: self.eventLoop, broker: self.broker)
-                        ?? self.eventLoop.makeSucceededVoidFuture()
-                }
+            return authorizedSend(to: destination, principal: principal) {
+                let recipients = self.broker.fanOut(to: destination, headers: frame.headers, body: frame.body)
+                return StompPublisherFlow.pause(for: recipients, on: self.eventLoop, broker: self.broker)
+                    ?? self.eventLoop.makeSucceededVoidFuture()
+            }
         }
         if destination.hasPrefix("/app/"), let application = broker.application {
             let message = StompApplicationMessage(destination: String(destination.dropFirst(4)), headers: frame.headers,
                                                   body: frame.body, principal: principal,
                                                   session: StompSessionReference(session: self))
             let broker = broker
-            return broker.authorizer.authorize(.send, destination: destination, principal: principal, on: eventLoop)
-                .flatMap { application.receive(message, broker: broker, on: self.eventLoop) }
+            return authorizedSend(to: destination, principal: principal) {
+                application.receive(message, broker: broker, on: self.eventLoop)
+            }
         }
         throw StompRefusal(code: "destination.unknown", message: "cannot send to \(destination)")
+    }
+
+    /// `deliver`'s outcome once the SEND to `destination` is authorized: at once when the
+    /// authorizer already knows, else after its answer.
+    private func authorizedSend(to destination: String, principal: StompPrincipal,
+                                _ deliver: @escaping @Sendable () -> EventLoopFuture<Void>) -> EventLoopFuture<Void> {
+        let authorizer = broker.authorizer
+        if authorizer.grantsAtOnce(.send, destination: destination, principal: principal) { return deliver() }
+        return authorizer.authorize(.send, destination: destination, principal: principal, on: eventLoop).flatMap(deliver)
     }
 
     /// BEGIN, COMMIT and ABORT. A commit replays the held SENDs and ACK/NACKs in order.

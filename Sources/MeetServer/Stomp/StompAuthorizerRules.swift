@@ -20,11 +20,16 @@ struct StompAuthorizerRules: StompAuthorizer {
     /// answered on the event loop, without a read (``RoomGrants`` says when a grant ends).
     let grants: RoomGrants
 
+    /// The sandbox, and a meeting's room for a token with a grant still valid (``RoomGrants``).
+    func grantsAtOnce(_ access: StompAccess, destination: String, principal: StompPrincipal) -> Bool {
+        isSandbox(destination) || Self.meetingId(of: access, to: destination).map { admits(principal, toMeeting: $0) } == true
+    }
+
     func authorize(_ access: StompAccess, destination: String, principal: StompPrincipal,
                    on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         if isSandbox(destination) { return eventLoop.makeSucceededVoidFuture() }
-        let meetingId = access == .subscribe
-            ? MeetingTopic(destination: destination)?.meetingId : ChatAction(appDestination: destination)?.meetingId
+        let meetingId = Self.meetingId(of: access, to: destination)
+        if let meetingId, admits(principal, toMeeting: meetingId) { return eventLoop.makeSucceededVoidFuture() }
         // Direct messages check friendship where they are written (``DirectConversation``).
         // Asked only when the destination is no meeting room's: a chat SEND's is read once here.
         let isDirect = { access == .send && (DirectAction(appDestination: destination) != nil || destination == "/app/presence") }
@@ -32,15 +37,22 @@ struct StompAuthorizerRules: StompAuthorizer {
         guard meetingId != nil || isDirect() || isOwn() else {
             return eventLoop.makeFailedFuture(StompRefusal(code: "destination.forbidden", message: "\(destination) is not open to this session"))
         }
-        if let meetingId, let token = principal.credential,
-           grants.admits(token: token, userId: principal.userId, toMeeting: meetingId) {
-            return eventLoop.makeSucceededVoidFuture()
-        }
         // Database reads: done by GRDB's reader threads, never on the event loop.
         return eventLoop.makeFutureWithTask { [accounts, database, grants] in
             guard let meetingId else { return try await Self.requireSignedIn(principal, with: accounts) }
             try await Self.requireSignedInMember(principal, of: meetingId, with: accounts, in: database, grants: grants)
         }
+    }
+
+    /// Whether a grant still valid lets the session's token into the rooms of `meetingId`.
+    private func admits(_ principal: StompPrincipal, toMeeting meetingId: String) -> Bool {
+        guard let token = principal.credential else { return false }
+        return grants.admits(token: token, userId: principal.userId, toMeeting: meetingId)
+    }
+
+    /// The meeting whose room `destination` is, for `access`.
+    private static func meetingId(of access: StompAccess, to destination: String) -> String? {
+        access == .subscribe ? MeetingTopic(destination: destination)?.meetingId : ChatAction(appDestination: destination)?.meetingId
     }
 
     /// A meeting room's subscription is confirmed once registered: a member who left while
