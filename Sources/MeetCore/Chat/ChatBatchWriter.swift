@@ -35,10 +35,12 @@ struct ChatBatchWriter: Sendable {
     let pushDelay: TimeInterval
     /// The members found posting before, kept between batches.
     let posters: ChatPosters
+    /// Who would get a room's pushes, kept between batches.
+    let audience: ChatPushAudience
 
     /// What the batch's plain posts share: who waits for a push, and the seqs they took.
     private struct Shared {
-        var waiting = ChatPushes.Waiting()
+        var waiting: ChatPushes.Waiting
         var seqs: ChatRoomLog.Seqs
     }
 
@@ -65,8 +67,11 @@ struct ChatBatchWriter: Sendable {
             defer { try? db.cachedStatement(sql: "PRAGMA synchronous = NORMAL").execute() }
             var outcomes: [Result<ChatWritten, any Error>] = []
             outcomes.reserveCapacity(writes.count)
-            var shared = Shared(seqs: ChatRoomLog.Seqs())
+            var shared = Shared(waiting: ChatPushes.Waiting(audience: audience), seqs: ChatRoomLog.Seqs())
+            var generation: UInt64 = 0
             try db.inTransaction {
+                if try posters.catchUp(in: db) { audience.forget() }
+                generation = audience.generation
                 var lookup: ChatPostLookup? = try ChatPostLookup(writes, posters: posters, in: db)
                 var posted = Set<PostKey>()
                 for (index, write) in writes.enumerated() {
@@ -100,6 +105,7 @@ struct ChatBatchWriter: Sendable {
                 try shared.seqs.flush(in: db)
                 return .commit
             }
+            audience.keep(shared.waiting.read, readSince: generation)
             return outcomes
         } catch {
             return writes.map { _ in .failure(error) }

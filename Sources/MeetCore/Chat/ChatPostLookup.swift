@@ -30,9 +30,9 @@ struct ChatPostLookup {
     /// By the post's position in the batch.
     private var access: [Int: Access] = [:]
 
-    /// Looks up the posts among `writes`, their senders among `posters` first.
+    /// Looks up the posts among `writes`, their senders among `posters` first (caught up with
+    /// other connections' commits by the caller: ``ChatPosters/catchUp(in:)``).
     init(_ writes: [ChatWrite], posters: ChatPosters, in db: Database) throws {
-        try posters.catchUp(in: db)
         let generation = posters.generation
         // The other posts' positions in the batch, by their place in the query's array.
         var positions: [Int] = []

@@ -40,11 +40,13 @@ final class ChatPosters: Sendable {
         observation = database.observeCommits(to: "meeting", "user", "profile") { kept.drop(nil) }
     }
 
-    /// Forgets every poster if another connection committed since the last batch; call it in
-    /// each batch's transaction on the writer, before ``poster(_:)``.
-    func catchUp(in db: Database) throws {
+    /// Forgets every poster if another connection committed since the last batch, and says
+    /// whether one did; call it in each batch's transaction on the writer, before ``poster(_:)``.
+    func catchUp(in db: Database) throws -> Bool {
         let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
-        if dataVersion.exchange(version, ordering: .relaxed) != version { kept.drop(nil) }
+        guard dataVersion.exchange(version, ordering: .relaxed) != version else { return false }
+        kept.drop(nil)
+        return true
     }
 
     /// Take it before a look-up whose posters may be kept (``keep(_:readSince:)``).

@@ -44,7 +44,8 @@ public final class ChatService: Sendable {
         self.database = database
         self.now = now
         self.rateLimit = ChatRateLimit(burst: burst, perSecond: perSecond)
-        let writer = ChatBatchWriter(pushDelay: pushDelay, posters: ChatPosters(database: database))
+        let writer = ChatBatchWriter(pushDelay: pushDelay, posters: ChatPosters(database: database),
+                                     audience: ChatPushAudience(database: database))
         let listener = self.listener
         queue = ChatCommitQueue(writer: database.writer) { writes, db in
             let outcomes = writer.write(writes, in: db)

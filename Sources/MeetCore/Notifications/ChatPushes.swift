@@ -28,15 +28,27 @@ public enum ChatPushes {
     /// released.
     struct Waiting {
         private var members: [String: Set<String>] = [:]
+        /// The rooms this transaction read from the database, as read, for ``ChatPushAudience``.
+        private(set) var read: [String: Set<String>] = [:]
+        /// What earlier transactions read, where it still holds.
+        private let audience: ChatPushAudience?
 
-        /// An empty memo, for one transaction.
-        init() {}
+        /// An empty memo, for one transaction, starting from what `audience` kept.
+        init(audience: ChatPushAudience? = nil) {
+            self.audience = audience
+        }
 
         /// Who of `meetingId`'s members get a push for a new message of `senderId` now.
         mutating func recipients(inMeeting meetingId: String, besides senderId: String, _ db: Database) throws -> Set<String> {
             if members[meetingId] == nil {
-                members[meetingId] = Set(try String.fetchAll(db.cachedStatement(sql: meetingRecipients),
-                                                             arguments: [meetingId, ChatPushes.thread(of: meetingId)]))
+                if let kept = audience?.members(of: meetingId) {
+                    members[meetingId] = kept
+                } else {
+                    let found = Set(try String.fetchAll(db.cachedStatement(sql: meetingRecipients),
+                                                        arguments: [meetingId, ChatPushes.thread(of: meetingId)]))
+                    members[meetingId] = found
+                    read[meetingId] = found
+                }
             }
             // A copy shares the memo's storage until the sender is in it: most posts, whose
             // room has nobody left to push, allocate nothing (`subtracting` built two sets).

@@ -16,7 +16,7 @@ import Testing
 
         init() async throws {
             fixture = try MeetingFixture()
-            writer = ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database))
+            writer = ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database), audience: ChatPushAudience(database: fixture.database))
             try fixture.users("ann", "bob", "cat", "eve")
             open = try await fixture.service.create(MeetingFixture.draft(title: "Open"), by: "ann").id
             closed = try await fixture.service.create(MeetingFixture.draft(title: "Closed"), by: "ann").id
@@ -47,7 +47,7 @@ import Testing
 
         /// A writer that knows no poster yet: every post is looked up.
         func freshWriter() -> ChatBatchWriter {
-            ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database))
+            ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database), audience: ChatPushAudience(database: fixture.database))
         }
 
         /// The room's stored rows as (seq, sender, clientMessageId, text), and its lastSeq.
@@ -293,5 +293,30 @@ import Testing
         let outcomes = try await rooms.write([rooms.post("bob", "2"), rooms.post("cat", "2")])
         #expect(outcomes.map(Self.code) == ["meeting.notMember", "new 3"])
         #expect(try outcomes[1].get().posted?.message.senderName == "Cat C.")
+    }
+
+    /// Who would get a room's pushes is kept between batches while nothing could change it; a
+    /// device another connection adds is seen by the next batch, and a batch that queues a push
+    /// keeps nothing of what it read.
+    @Test func aRoomsPushAudienceIsKeptUntilACommitCouldChangeIt() async throws {
+        let rooms = try await Rooms()
+        #expect(try await rooms.write([rooms.post("bob", "1")]).map(Self.code) == ["new 1"])
+        #expect(rooms.writer.audience.members(of: rooms.open) == [])
+        let other = try DatabaseQueue(path: rooms.fixture.folder.url.appendingPathComponent("db.sqlite").path)
+        try await other.write { db in
+            try db.execute(sql: """
+                INSERT INTO device (id, userId, pushService, token, locale, environment, createdAt, updatedAt)
+                VALUES ('cat-phone', 'cat', 'fcm', 'token', 'en', 'production', 0, 0)
+                """)
+        }
+        #expect(try await rooms.write([rooms.post("bob", "2", second: 1)]).map(Self.code) == ["new 2"])
+        let pushed = try await rooms.fixture.database.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM notification WHERE userId = 'cat'")
+        }
+        #expect(pushed == 1)
+        #expect(rooms.writer.audience.members(of: rooms.open) == nil)
+        // Read again, with cat's push waiting: nobody else has a device.
+        #expect(try await rooms.write([rooms.post("bob", "3", second: 2)]).map(Self.code) == ["new 3"])
+        #expect(rooms.writer.audience.members(of: rooms.open) == [])
     }
 }

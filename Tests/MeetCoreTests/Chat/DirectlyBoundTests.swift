@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func bindsInOrderAndCountsChanges() async throws {
-        let (changes, rows) = try await database.writer.write { db -> ([Int], [Row]) in
+        let (changes, rows) = try database.writer.write { db -> ([Int], [Row]) in
             try db.execute(sql: "CREATE TABLE probe (a TEXT, b INTEGER, c REAL, d TEXT, PRIMARY KEY (a)) WITHOUT ROWID")
             var insert = DirectlyBound(try db.cachedStatement(sql: "INSERT INTO probe VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"), in: db)
             var changes: [Int] = []
