@@ -31,17 +31,17 @@ public enum ChatPushes {
         /// The rooms this transaction read from the database, as read, for ``ChatPushAudience``.
         private(set) var read: [String: Set<String>] = [:]
         /// What earlier transactions read, where it still holds.
-        private let audience: ChatPushAudience?
+        private let audience: ChatPushAudience
 
         /// An empty memo, for one transaction, starting from what `audience` kept.
-        init(audience: ChatPushAudience? = nil) {
+        init(audience: ChatPushAudience) {
             self.audience = audience
         }
 
         /// Who of `meetingId`'s members get a push for a new message of `senderId` now.
         mutating func recipients(inMeeting meetingId: String, besides senderId: String, _ db: Database) throws -> Set<String> {
             if members[meetingId] == nil {
-                if let kept = audience?.members(of: meetingId) {
+                if let kept = audience.members(of: meetingId) {
                     members[meetingId] = kept
                 } else {
                     let found = Set(try String.fetchAll(db.cachedStatement(sql: meetingRecipients),
