@@ -163,6 +163,27 @@ import Testing
         }
         await fixture.stop()
     }
+
+    /// A message built on demand is built only for a destination with a subscriber, and then
+    /// reaches it like any other.
+    @Test func aMessageBuiltOnDemandIsBuiltOnlyForSubscribers() async throws {
+        let fixture = try await BrokerFixture.start()
+        var built = 0
+        let make = { () -> (headers: StompHeaders, body: ByteBuffer) in
+            built += 1
+            return (["n": "1"], ByteBuffer(string: "built"))
+        }
+        fixture.broker.publish(to: "/topic/lazy", make)
+        #expect(built == 0)
+        let client = try await fixture.client()
+        try await client.subscribe("/topic/lazy")
+        fixture.broker.publish(to: "/topic/lazy", make)
+        let message = try #require(try await client.next())
+        #expect(message.text == "built")
+        #expect(message.headers["n"] == "1")
+        #expect(built == 1)
+        await fixture.stop()
+    }
 }
 
 extension StompBroker {
