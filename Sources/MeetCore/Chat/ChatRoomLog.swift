@@ -71,7 +71,7 @@ enum ChatRoomLog {
         let system = try entry.system.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         let sentAt = time.timeIntervalSince1970
         // Bound directly: `chatMessage` is `WITHOUT ROWID` and has no triggers, so no observer
-        // can see its rows (ChatSchemaTests checks both).
+        // can see its rows (DirectlyBoundTests checks both).
         var row = DirectlyBound(try statement ?? db.cachedStatement(sql: skippingRepeat ? insertUnlessRepeated : insertRow), in: db)
         row.bind(roomId)
         row.bind(seq)

@@ -5,7 +5,7 @@ import GRDBSQLite
 /// its steps taken without GRDB's statement bookkeeping. For the insert every chat post runs,
 /// where GRDB spent more than SQLite: boxing the twelve values as `StatementArguments` and
 /// binding them (~12,000 instructions a post) and asking every transaction observer about
-/// the statement before and after it ran (~5,000), against ~40,000 for SQLite's own insert
+/// the statement before and after it ran (~5,000), against ~34,000 for SQLite's own insert
 /// (issue 10).
 ///
 /// Only for a statement no transaction observer can see: one that writes a `WITHOUT ROWID`
