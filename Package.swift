@@ -201,7 +201,9 @@ let package = Package(
         ),
         .testTarget(
             name: "MeetCoreTests",
-            dependencies: ["MeetCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "MeetCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         .testTarget(name: "HTTPLoadCoreTests", dependencies: ["HTTPLoadCore"]),
         .testTarget(

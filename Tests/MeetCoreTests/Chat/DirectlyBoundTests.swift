@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Testing
 @testable import MeetCore
 
@@ -45,6 +46,31 @@ import Testing
         #expect(rows.first?["b"] == 7 as Int64)
         #expect(rows.first?["c"] == 1.5)
         #expect(rows.first?.hasNull(atIndex: 3) == true)
+    }
+
+    /// Texts are bound where SQLite reads them in place: each must be stored as it was, an
+    /// empty one as empty (not NULL), whatever its length, and the statement keeps no pointer
+    /// to them once it ran (GRDB may run it again with values of its own).
+    @Test func storesEveryTextAsGivenAndKeepsNoneBound() async throws {
+        let texts = ["", "a", "fifteen bytes!!", String(repeating: "long text é ", count: 400), "ключ"]
+        let (stored, kept) = try await database.writer.write { db -> ([[String?]], String?) in
+            try db.execute(sql: "CREATE TABLE probe (n INTEGER PRIMARY KEY, a TEXT, b TEXT) WITHOUT ROWID")
+            let statement = try db.cachedStatement(sql: "INSERT INTO probe (n, a, b) VALUES (?, ?, ?)")
+            var insert = DirectlyBound(statement, in: db)
+            for (n, text) in texts.enumerated() {
+                insert.bind(Int64(n))
+                insert.bind(text)
+                insert.bind(String(text.reversed()))
+                _ = try insert.execute()
+            }
+            // The statement with what is bound now written in: NULLs, no text freed since.
+            let expanded = sqlite3_expanded_sql(statement.sqliteStatement)
+            defer { sqlite3_free(expanded) }
+            return (try Row.fetchAll(db, sql: "SELECT a, b FROM probe ORDER BY n").map { [$0["a"], $0["b"]] },
+                    expanded.map { String(cString: $0) })
+        }
+        #expect(stored == texts.map { [$0, String($0.reversed())] })
+        #expect(kept == "INSERT INTO probe (n, a, b) VALUES (NULL, NULL, NULL)")
     }
 
     @Test func refusesABrokenConstraintAndStaysUsable() async throws {
