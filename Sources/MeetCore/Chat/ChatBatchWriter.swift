@@ -73,7 +73,7 @@ struct ChatBatchWriter: Sendable {
                 if try posters.catchUp(in: db) { audience.forget() }
                 generation = audience.generation
                 var lookup: ChatPostLookup? = try ChatPostLookup(writes, posters: posters, in: db)
-                var posted = Set<PostKey>()
+                var posted = Set<PostKey>(minimumCapacity: writes.count)
                 for (index, write) in writes.enumerated() {
                     if case .post(let post) = write {
                         // A key's second post must find the first, stored: the per-post path.
@@ -126,17 +126,17 @@ struct ChatBatchWriter: Sendable {
         let entry = try ChatRoomLog.message(post.draft, text: post.text, by: post.senderId,
                                             checkedIn: ChatRoomId.meeting(post.meetingId), db)
         let recipients = try shared.waiting.recipients(inMeeting: post.meetingId, besides: post.senderId, db)
-        var message: ChatMessage?
+        let message: ChatMessage
         do {
             if recipients.isEmpty, try shared.seqs.hasRoom(ofMeeting: post.meetingId, db) {
                 message = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: poster.sender, at: post.at, in: db)
             } else {
-                try inSavepoint(db) {
+                message = try inSavepoint(db) {
                     let appended = try shared.seqs.append(entry, toMeeting: post.meetingId, sender: poster.sender, at: post.at,
                                                           in: db)
                     try ChatPushes.enqueue(appended, inMeeting: post.meetingId, title: poster.title, delay: pushDelay,
                                            to: recipients, in: db)
-                    message = appended
+                    return appended
                 }
                 shared.waiting.queued(recipients, in: post.meetingId)
             }
@@ -145,22 +145,23 @@ struct ChatBatchWriter: Sendable {
             else { throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a repeated chat post's original is missing") }
             return ChatWritten(posted: .init(message: earlier, isRepeat: true))
         }
-        shared.seqs.appended(message!, toMeeting: post.meetingId)
-        return ChatWritten(appended: [message!], posted: .init(message: message!, isRepeat: false))
+        shared.seqs.appended(message, toMeeting: post.meetingId)
+        return ChatWritten(appended: [message], posted: .init(message: consume message, isRepeat: false))
     }
 
     /// Runs `body` in a savepoint of the batch's transaction, rolled back if it throws: GRDB's
     /// `inSavepoint` compiled its statements anew for every write (3 % of a post's CPU), these
     /// are cached. Refused outside the transaction (one SQLite rolled back on an error), where a
     /// savepoint would begin, and its release commit, a transaction of its own.
-    private func inSavepoint(_ db: Database, _ body: () throws -> Void) throws {
+    private func inSavepoint<Value>(_ db: Database, _ body: () throws -> Value) throws -> Value {
         guard db.isInsideTransaction else {
             throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the chat batch's transaction was rolled back")
         }
         try db.cachedStatement(sql: "SAVEPOINT chatWrite").execute()
         do {
-            try body()
+            let result = try body()
             try db.cachedStatement(sql: "RELEASE SAVEPOINT chatWrite").execute()
+            return result
         } catch {
             try? db.cachedStatement(sql: "ROLLBACK TRANSACTION TO SAVEPOINT chatWrite").execute()
             try? db.cachedStatement(sql: "RELEASE SAVEPOINT chatWrite").execute()

@@ -49,8 +49,14 @@ public final class ChatService: Sendable {
         let listener = self.listener
         queue = ChatCommitQueue(writer: database.writer) { writes, db in
             let outcomes = writer.write(writes, in: db)
-            let written = outcomes.compactMap { try? $0.get() }
-            listener.announce(written.flatMap(\.appended), written.flatMap(\.departures))
+            var appended: [ChatMessage] = []
+            var departures: [ChatDeparture] = []
+            appended.reserveCapacity(outcomes.count)
+            for case .success(let written) in outcomes {
+                appended.append(contentsOf: written.appended)
+                departures.append(contentsOf: written.departures)
+            }
+            listener.announce(appended, departures)
             return outcomes
         }
     }
