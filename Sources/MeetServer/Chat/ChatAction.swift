@@ -3,13 +3,14 @@
 /// an earlier message, `typing` tells the room the sender is typing, `location` shares the
 /// sender's way to the meeting (docs/chat.md).
 struct ChatAction: Equatable {
-    enum Kind: String, CaseIterable {
+    enum Kind: String {
         case chat, read, edit, delete, typing, location
 
-        /// The kind whose name is `bytes`, compared as bytes (no `String` made to look it up).
+        /// The kind whose name is `bytes`. Every name is short enough for a `String` kept inline
+        /// (no allocation): comparing with each case in turn built an array at every SEND.
         init?(ascii bytes: Slice<UnsafeBufferPointer<UInt8>>) {
-            guard let kind = Self.allCases.first(where: { $0.rawValue.utf8.elementsEqual(bytes) }) else { return nil }
-            self = kind
+            guard bytes.count <= 8 else { return nil }
+            self.init(rawValue: String(decoding: bytes, as: UTF8.self))
         }
     }
 
