@@ -29,9 +29,14 @@ enum StompHeaderEscaping {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Whether `text`, as a header name or value, is written other than as it is.
+    static func needsEscaping(_ text: String, version: StompVersion, escaped: Bool) -> Bool {
+        escaped && version != .v1_0 && text.utf8.contains(where: needsEscape)
+    }
+
     /// Writes a header name or value, escaped as `version` requires.
     static func write(_ text: String, version: StompVersion, escaped: Bool, into buffer: inout ByteBuffer) {
-        guard escaped, version != .v1_0, text.utf8.contains(where: needsEscape) else {
+        guard needsEscaping(text, version: version, escaped: escaped) else {
             buffer.writeString(text)
             return
         }

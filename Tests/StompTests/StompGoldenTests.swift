@@ -105,6 +105,17 @@ import Testing
         #expect(String(buffer: StompFrameEncoder.encode(frame, version: .v1_1)) == "SEND\nk:a\rb\ncontent-length:0\n\n\0")
     }
 
+    /// A header line with nothing to escape is copied in one piece: its UTF-8 bytes as they
+    /// are, short or long (past what a `String` keeps inline), empty names and values included.
+    @Test func plainHeaderLinesKeepTheirBytes() {
+        let long = String(repeating: "ключ-", count: 40)
+        let frame = StompFrame(.receipt, headers: StompHeaders([("receipt-id", "é-1"), ("x", ""), ("", "v"), ("long", long)]))
+        for version in [StompVersion.v1_0, .v1_1, .v1_2] {
+            #expect(String(buffer: StompFrameEncoder.encode(frame, version: version))
+                == "RECEIPT\nreceipt-id:é-1\nx:\n:v\nlong:\(long)\n\n\0")
+        }
+    }
+
     @Test func fanOutEncodingSharesBytesPerSubscription() {
         let message = StompMessage(destination: "/topic/t", messageId: "5", headers: ["seq": "3"], body: ByteBuffer(string: "x"))
         var cache = StompMessageEncodingCache(message: message, allocator: ByteBufferAllocator())
