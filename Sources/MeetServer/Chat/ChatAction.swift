@@ -9,7 +9,6 @@ struct ChatAction: Equatable {
         /// The kind whose name is `bytes`. Every name is short enough for a `String` kept inline
         /// (no allocation): comparing with each case in turn built an array at every SEND.
         init?(ascii bytes: Slice<UnsafeBufferPointer<UInt8>>) {
-            guard bytes.count <= 8 else { return nil }
             self.init(rawValue: String(decoding: bytes, as: UTF8.self))
         }
     }
