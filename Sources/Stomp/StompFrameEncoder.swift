@@ -42,9 +42,9 @@ public enum StompFrameEncoder {
     /// for a string whose UTF-8 is not stored in one piece.
     private static func writePlainLine(_ name: String, _ value: String, into buffer: inout ByteBuffer) -> Bool {
         let nameBytes = name.utf8.count, valueBytes = value.utf8.count
-        var copied = false
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: nameBytes + valueBytes + 2) { out in
-            let wrote: Int? = name.utf8.withContiguousStorageIfAvailable { nameUTF8 in
+        // A line is at least its colon and line feed: nothing written means not copied.
+        let written = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: nameBytes + valueBytes + 2) { out in
+            let copied: Int?? = name.utf8.withContiguousStorageIfAvailable { nameUTF8 in
                 value.utf8.withContiguousStorageIfAvailable { valueUTF8 in
                     out.copyMemory(from: UnsafeRawBufferPointer(nameUTF8))
                     out[nameBytes] = UInt8(ascii: ":")
@@ -52,11 +52,10 @@ public enum StompFrameEncoder {
                     out[nameBytes + 1 + valueBytes] = UInt8(ascii: "\n")
                     return nameBytes + valueBytes + 2
                 }
-            } ?? nil
-            copied = wrote != nil
-            return wrote ?? 0
+            }
+            return (copied ?? nil) ?? 0
         }
-        return copied
+        return written > 0
     }
 
     /// Writes `content-length` (when the frame may have a body), the blank line, the body and NUL.
