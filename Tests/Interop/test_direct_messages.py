@@ -87,6 +87,36 @@ def test_friends_write_to_each_other_on_every_device(meetupd):
         conn.disconnect()
 
 
+def test_a_resend_past_the_rate_limit_gets_its_receipt(meetupd):
+    """A phone that lost its connection re-sends what it had not seen receipted: past the rate
+    limit, a repeat is still answered with a RECEIPT (and stores nothing), a new message is not."""
+    server = meetupd()
+    ann, bob = register_users(server, 2)
+    befriend(server, ann, bob)
+    sent = []
+
+    def send_until_limited(phone):
+        while True:
+            answer = send(*phone, bob, f"m{len(sent)}", f"r{len(sent)}", client_id=f"c-{len(sent)}")
+            if answer.cmd != "RECEIPT":
+                return answer
+            sent.append(f"c-{len(sent)}")
+            assert len(sent) < 400
+
+    phone = device(server, ann)
+    assert send_until_limited(phone).headers["code"] == "chatMessage.rateLimited" and len(sent) >= 10
+    phone[0].disconnect()
+    # Back on the limit after the reconnect (the limit refilled meanwhile), then the re-sends.
+    phone = device(server, ann)
+    assert send_until_limited(phone).headers["code"] == "chatMessage.rateLimited"
+    for client_id in (sent[0], sent[-1]):
+        answer = send(*phone, bob, "again", f"re-{client_id}", client_id=client_id)
+        assert answer.cmd == "RECEIPT", (answer.headers, answer.body)
+    status, _, page = server.request("GET", f"/api/v1/direct/{ann['id']}/messages?limit=200", token=bob["token"])
+    assert status == 200 and len(page["items"]) == len(sent) and "again" not in [m["text"] for m in page["items"]]
+    phone[0].disconnect()
+
+
 def test_strangers_unknown_users_and_blocks_are_refused_alike(meetupd):
     server = meetupd()
     ann, bob, cat = register_users(server, 3)

@@ -27,6 +27,15 @@ final class ChatRateLimit: Sendable {
         }
     }
 
+    /// Gives back the token a post took when it turned out to store nothing (a repeated
+    /// `clientMessageId`): a client re-sending after a lost connection is not charged twice.
+    func giveBack(user: String, room: String) {
+        buckets.withLock { buckets in
+            let key = Poster(user: user, room: room)
+            if let tokens = buckets[key]?.tokens { buckets[key]?.tokens = min(burst, tokens + 1) }
+        }
+    }
+
     private static func take(from bucket: inout (tokens: Double, at: Date), now: Date, burst: Double,
                              perSecond: Double) -> TimeInterval? {
         let available = min(burst, bucket.tokens + max(0, now.timeIntervalSince(bucket.at)) * perSecond)

@@ -10,10 +10,16 @@ extension ChatService {
     public func postDirect(_ draft: ChatDraft, to peerId: String, by senderId: String) async throws -> Posted {
         let text = try draft.validated()
         let time = now()
-        try takeRate(user: senderId, room: ChatRoomId.direct(senderId, peerId), at: time)
-        let written = try await queue.submit(.direct(DirectConversation.Post(
-            senderId: senderId, peerId: peerId, draft: draft, text: text, at: time)))
-        return written.posted!
+        let roomId = ChatRoomId.direct(senderId, peerId)
+        if let refusal = rateRefusal(user: senderId, room: roomId, at: time) {
+            return try await repeated(draft, by: senderId, in: roomId, over: refusal) { db in
+                (try? DirectConversation.requireFriends(senderId, peerId, in: db)) != nil
+            }.get()
+        }
+        let posted = try await queue.submit(.direct(DirectConversation.Post(
+            senderId: senderId, peerId: peerId, draft: draft, text: text, at: time))).posted!
+        if posted.isRepeat { rateLimit.giveBack(user: senderId, room: roomId) }
+        return posted
     }
 
     /// The author edits their message `seq` of the conversation with `peerId` (within

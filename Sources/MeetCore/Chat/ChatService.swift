@@ -126,20 +126,46 @@ public final class ChatService: Sendable {
 
     /// The same, answering `answer` instead of a task: on the caller's thread if the draft is
     /// refused before it is queued, else on the database writer's thread once the post is
-    /// committed (or refused there); `answer` must not block. The STOMP SEND path uses it, so
-    /// that a post hops from the event loop to the writer and back, and nowhere else.
+    /// committed (or refused there), or from a task when it is over the rate limit (which
+    /// reads whether it repeats a stored one); `answer` must not block. The STOMP SEND path
+    /// uses it, so that a post hops from the event loop to the writer and back, and nowhere else.
     public func post(_ draft: ChatDraft, to meetingId: String, by senderId: String,
                      answer: @escaping @Sendable (Result<Posted, any Error>) -> Void) {
         let post: Post
         do {
-            let text = try draft.validated()
-            let time = now()
-            try takeRate(user: senderId, room: meetingId, at: time)
-            post = Post(meetingId: meetingId, senderId: senderId, draft: draft, text: text, at: time)
+            post = Post(meetingId: meetingId, senderId: senderId, draft: draft, text: try draft.validated(), at: now())
         } catch {
             return answer(.failure(error))
         }
-        queue.submit(.post(post)) { written in answer(written.map { $0.posted! }) }
+        if let refusal = rateRefusal(user: senderId, room: meetingId, at: post.at) {
+            let roomId = ChatRoomId.meeting(meetingId)
+            Task {
+                answer(await repeated(draft, by: senderId, in: roomId, over: refusal) { db in
+                    try MeetingAccess.roomAccess(of: senderId, toMeeting: meetingId, in: db) != nil
+                })
+            }
+            return
+        }
+        queue.submit(.post(post)) { [rateLimit] written in
+            if case .success(let written) = written, written.posted!.isRepeat { rateLimit.giveBack(user: senderId, room: meetingId) }
+            answer(written.map { $0.posted! })
+        }
+    }
+
+    /// Answers a post over the rate limit with the message it repeats, when `senderId` stored
+    /// one with its `clientMessageId` in `roomId` and `mayPost` still holds, else `refusal`: a
+    /// client re-sends freely after a lost connection, and a re-send stores nothing. Read from
+    /// the pool rather than queued for the writer, so a flood of refused posts delays no commit.
+    func repeated(_ draft: ChatDraft, by senderId: String, in roomId: String, over refusal: MeetError,
+                  mayPost: @escaping @Sendable (Database) throws -> Bool) async -> Result<Posted, any Error> {
+        do {
+            let earlier = try await database.reader.read { db in
+                try mayPost(db) ? ChatRoomLog.repeated(draft, by: senderId, in: roomId, db) : nil
+            }
+            return earlier.map { .success(Posted(message: $0, isRepeat: true)) } ?? .failure(refusal)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The author edits their message `seq` in the room of `meetingId` (within
@@ -198,13 +224,12 @@ public final class ChatService: Sendable {
         }
     }
 
-    /// Counts a message of `user` in `room` against the rate limit.
-    /// - Throws: `chatMessage.rateLimited` (429), saying how long to wait.
-    func takeRate(user: String, room: String, at time: Date) throws {
-        if let wait = rateLimit.take(user: user, room: room, now: time) {
-            let seconds = String(Int(wait.rounded(.up)))
-            throw MeetError("chatMessage.rateLimited", status: 429, arguments: ["retryAfter": seconds], headers: ["Retry-After": seconds])
-        }
+    /// Counts a message of `user` in `room` against the rate limit: nil when it may go, else
+    /// the refusal, `chatMessage.rateLimited` (429), saying how long to wait.
+    func rateRefusal(user: String, room: String, at time: Date) -> MeetError? {
+        guard let wait = rateLimit.take(user: user, room: room, now: time) else { return nil }
+        let seconds = String(Int(wait.rounded(.up)))
+        return MeetError("chatMessage.rateLimited", status: 429, arguments: ["retryAfter": seconds], headers: ["Retry-After": seconds])
     }
 
     /// Refuses a page size outside ``pageLimit``.

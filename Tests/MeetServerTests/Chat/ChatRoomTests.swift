@@ -162,6 +162,50 @@ import Testing
         }
     }
 
+    /// A client re-sends freely after a lost connection: a repeat is answered with a RECEIPT,
+    /// never refused as too fast, and does not use up the posts the rate limit allows.
+    @Test func aRepeatIsNeitherChargedNorRefusedByTheRateLimit() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let ann = try await server.signedInUser()
+            let meeting = try await Self.meeting(server, by: ann)
+            var client = try await Rooms.connect(port: port, token: ann.token)
+            try await Self.post(client, to: meeting, text: "first", id: "first", receipt: "first")
+            #expect(try #require(try await client.next()).command == .receipt)
+            // Twenty repeats would take every token of the burst of ten if they were charged.
+            for index in 1...20 {
+                try await Self.post(client, to: meeting, text: "first", id: "first", receipt: "again-\(index)")
+                #expect(try #require(try await client.next()).headers["receipt-id"] == "again-\(index)")
+            }
+            // The nine posts left of the burst are still there, whatever the time it took.
+            for index in 1...9 {
+                try await Self.post(client, to: meeting, text: "m\(index)", id: "m\(index)", receipt: "m\(index)")
+                let answer = try #require(try await client.next())
+                #expect(answer.command == .receipt, "post \(index) of the burst: \(answer.headers["code"] ?? "")")
+            }
+            // Past the limit, after a reconnect: the repeats of stored posts get their RECEIPT,
+            // a new post is refused.
+            var limited: StompFrame?
+            for index in 10...200 where limited == nil {
+                try await Self.post(client, to: meeting, text: "m\(index)", id: "m\(index)", receipt: "m\(index)")
+                let answer = try #require(try await client.next())
+                if answer.command != .receipt { limited = answer }
+            }
+            #expect(limited?.headers["code"] == "chatMessage.rateLimited")
+            await client.close()
+            client = try await Rooms.connect(port: port, token: ann.token)
+            for id in ["first", "m1", "m9"] {
+                try await Self.post(client, to: meeting, text: "again", id: id, receipt: "re-\(id)")
+                let answer = try #require(try await client.next())
+                #expect(answer.headers["receipt-id"] == "re-\(id)", "re-send of \(id): \(answer.headers["code"] ?? "")")
+            }
+            let history = try await server.send(.get, "/api/v1/meetings/\(meeting)/messages?limit=200", token: ann.token)
+            let texts = (history.json["items"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+            #expect(texts.filter { $0 == "first" }.count == 1 && !texts.contains("again"))
+            await client.close()
+        }
+    }
+
     @Test func historyPagesBackwardsAndACancelledMeetingsRoomIsReadOnly() async throws {
         let port = try await Rooms.freeLoopbackPort()
         try await TestServer.run(stompPort: port) { server in
