@@ -4,7 +4,8 @@ import GRDB
 /// An edit or a deletion of a stored message, in a meeting's room or a direct conversation. It
 /// takes its own seq (an `edited` or `deleted` event that refers to the message's seq, which
 /// clients apply), and the message itself is changed in place, so history shows its latest
-/// state: an edited message its new text, a deleted one its seq without text or attachments.
+/// state: an edited message its new text, a deleted one its seq without text or attachments
+/// (and its `edited` events without their text).
 /// In a direct conversation the event also goes into both members' inboxes, like a message.
 ///
 /// The author may edit within ``editWindow`` and delete within ``deleteWindow`` of posting,
@@ -77,6 +78,9 @@ struct ChatChange: Sendable {
             guard !isDeleted else { return nil }
             try db.execute(sql: "UPDATE chatMessage SET text = NULL, attachments = '[]', deletedAt = ? WHERE roomId = ? AND seq = ?",
                            arguments: [at.timeIntervalSince1970, place.roomId, seq])
+            // Its edits carried its text: a redacted message must not stay readable through them.
+            try db.execute(sql: "UPDATE chatMessage SET text = NULL WHERE roomId = ? AND refersToSeq = ? AND type = 'edited'",
+                           arguments: [place.roomId, seq])
             // A moderator is nobody in the room (and may not be a user at all): their deletion
             // has no sender.
             event = .init(type: .deleted, senderId: authority == .member ? actorId : nil, refersToSeq: seq)

@@ -114,5 +114,17 @@ enum ChatSchema {
                 CREATE TRIGGER meeting_grantDelete AFTER DELETE ON meeting BEGIN \(logged("OLD.organizerId")) END;
                 """)
         },
+        Migration(name: "407 a deleted message's edits lose their text too") { db in
+            // A deletion blanks the `edited` events that refer to the message (ChatChange),
+            // found by this index, which only events carry. Events stored before keep no text
+            // of a message deleted since.
+            try db.execute(sql: """
+                CREATE INDEX chatMessage_refersTo ON chatMessage (roomId, refersToSeq) WHERE refersToSeq IS NOT NULL;
+                UPDATE chatMessage SET text = NULL
+                WHERE type = 'edited' AND text IS NOT NULL AND EXISTS (
+                    SELECT 1 FROM chatMessage AS target
+                    WHERE target.roomId = chatMessage.roomId AND target.seq = chatMessage.refersToSeq AND target.deletedAt IS NOT NULL);
+                """)
+        },
     ]
 }

@@ -82,6 +82,15 @@ import Testing
             for message in items where [3, 4].contains(message["seq"] as? Int) {
                 #expect(message["text"] is NSNull && message["deletedAt"] is String && message["type"] as? String == "message")
             }
+
+            // Redacting the edited message also blanks its `edited` event (seq 5), which held its text.
+            try await Self.change(organizer, "delete", in: meeting, ["seq": 2], receipt: "r4")
+            #expect(try await Self.frames(organizer, 2).contains { $0.headers["receipt-id"] == "r4" })
+            let redactedHistory = try await server.send(.get, "/api/v1/meetings/\(meeting)/messages", token: bob.token)
+            let latest = try #require(redactedHistory.json["items"] as? [[String: Any]])
+            #expect(!latest.contains { ($0["text"] as? String)?.contains("hello") == true })
+            let editEvent = try #require(latest.first { $0["seq"] as? Int == 5 })
+            #expect(editEvent["type"] as? String == "edited" && editEvent["refersToSeq"] as? Int == 2 && editEvent["text"] is NSNull)
             for client in [organizer, author] { await client.close() }
         }
     }
