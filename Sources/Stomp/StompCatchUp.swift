@@ -51,10 +51,16 @@ public struct StompCatchUp: Sendable {
 
 extension StompSession {
     /// Delivers the missed messages page by page, then the held live ones past the last page,
-    /// and turns the subscription live. Completes when the subscriber has caught up.
+    /// and turns the subscription live. Completes when the subscriber has caught up; a page that
+    /// fails (refused, unreadable) ends the subscription, which would otherwise hold its live
+    /// messages back for good, and the SUBSCRIBE is answered with the failure.
     func catchUp(_ subscriptionId: String, _ plan: StompCatchUp, after position: Int64) -> EventLoopFuture<Void> {
         eventLoop.makeFutureWithTask { try await plan.page(position) }
             .hop(to: eventLoop)
+            .flatMapError { failure in
+                self.removeSubscription(subscriptionId)
+                return self.eventLoop.makeFailedFuture(failure)
+            }
             .flatMap { page in
                 guard case .connected = self.phase, let subscription = self.subscriptions[subscriptionId] else {
                     return self.eventLoop.makeSucceededVoidFuture()

@@ -98,7 +98,7 @@ extension StompSession {
     /// Drops a subscription: no MESSAGE for it after this, not even one held during catch-up.
     /// Returns it, or nil if there was none.
     @discardableResult
-    private func removeSubscription(_ id: String) -> Subscription? {
+    func removeSubscription(_ id: String) -> Subscription? {
         guard let subscription = subscriptions.removeValue(forKey: id) else { return nil }
         pendingAckCount -= subscription.pending.count
         broker.unsubscribe(self, subscriptionId: id, from: subscription.key)

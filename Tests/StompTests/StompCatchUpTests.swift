@@ -15,7 +15,8 @@ import Testing
         func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
             guard destination == "/topic/log", let since = headers["since-seq"].flatMap({ Int64($0) }) else { return nil }
             return StompCatchUp(positionHeader: "seq", after: since) { after in
-                (1...2).filter { $0 > after }.map { seq in
+                guard after <= 2 else { throw StompRefusal(code: "request.invalidFields", message: "since-seq: beyond the log") }
+                return (1...2).filter { $0 > after }.map { seq in
                     StompCatchUp.Message(headers: ["seq": String(seq)], body: ByteBuffer(string: "entry \(seq)"), position: Int64(seq))
                 }
             }
@@ -38,6 +39,25 @@ import Testing
         // Once a newer entry is out, positions are no longer checked.
         broker.publish(to: "/topic/log", body: ByteBuffer(string: "no seq"))
         #expect(try await alice.next()?.text == "no seq")
+        await alice.close()
+        try await server.close()
+    }
+
+    /// A page that fails ends its subscription: left in place, it would hold every live message
+    /// back for good, and its id could not be used again.
+    @Test func aRefusedPageEndsItsSubscription() async throws {
+        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
+        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
+        let alice = try await StompClient.connect(
+            host: "127.0.0.1", port: server.localAddress!.port!, headers: ["accept-version": "1.2", "host": "localhost", "passcode": "token-alice"],
+            timeout: BrokerFixture.patience)
+        try await alice.send(StompFrame(.subscribe, headers: ["id": "errors", "destination": "/user/queue/errors"]))
+        try await alice.send(StompFrame(.subscribe, headers: ["id": "log", "destination": "/topic/log", "since-seq": "9", "receipt": "r"]))
+        let refusal = try #require(try await alice.next())
+        #expect(refusal.headers["code"] == "request.invalidFields" && refusal.headers["receipt-id"] == "r")
+        broker.publish(to: "/topic/log", headers: ["seq": "10"], body: ByteBuffer(string: "unheard"))
+        let pages = try await alice.sendAwaitingReceipt(StompFrame(.subscribe, headers: ["id": "log", "destination": "/topic/log", "since-seq": "1"]))
+        #expect(pages.map(\.text) == ["entry 2"])
         await alice.close()
         try await server.close()
     }
