@@ -117,6 +117,24 @@ def test_a_resend_past_the_rate_limit_gets_its_receipt(meetupd):
     phone[0].disconnect()
 
 
+def test_an_inbox_position_past_the_last_is_refused(meetupd):
+    """`since-seq` past the inbox's newest entry would hold back live messages unseen: refused on
+    the errors queue, and the subscription ends, so the same id subscribes again from 0."""
+    server = meetupd()
+    ann, bob = register_users(server, 2)
+    befriend(server, ann, bob)
+    assert send(*device(server, ann), bob, "hello", "r1").cmd == "RECEIPT"
+    conn, recorder = connect_ws(server, bob["token"])
+    conn.subscribe("/user/queue/errors", id="errors")
+    conn.subscribe("/user/queue/direct", id="direct", headers={"since-seq": "7", "receipt": "ahead"})
+    refusal = recorder.wait_for("MESSAGE", lambda f: f.headers.get("receipt-id") == "ahead")
+    assert refusal.headers["code"] == "request.invalidFields" and "since-seq: field.outOfRange" in refusal.body
+    conn.subscribe("/user/queue/direct", id="direct", headers={"since-seq": "0", "receipt": "again"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "again")
+    assert [json.loads(f.body)["text"] for f in direct_messages(recorder)] == ["hello"]
+    conn.disconnect()
+
+
 def test_strangers_unknown_users_and_blocks_are_refused_alike(meetupd):
     server = meetupd()
     ann, bob, cat = register_users(server, 3)

@@ -120,12 +120,25 @@ struct ChatRoomApplication: StompApplication {
             throw StompRefusal(code: "request.invalidFields", message: "since-seq: field.invalid")
         }
         return StompCatchUp(positionHeader: "seq", after: since) { [chat, linkBase] after in
-            try await chat.messages(of: room.meetingId, after: after, limit: Self.catchUpPage).map { message in
+            let missed = try await chat.messages(of: room.meetingId, after: after, limit: Self.catchUpPage)
+            try await Self.refuse(since: since, firstPageIsEmpty: missed.isEmpty && after == since) { try chat.lastSeq(of: room.meetingId) }
+            return try missed.map { message in
                 StompCatchUp.Message(
                     headers: Self.headers(of: message), body: try ChatMessageBody(message, linkBase: linkBase).json(),
                     position: message.seq)
             }
         }
+    }
+
+    /// Refuses a `since-seq` beyond the last position stored (`last`, asked only when the
+    /// catch-up's first page is empty): the live messages up to it would be dropped unseen. A
+    /// client whose position came from elsewhere (a phone restored from a backup) learns to
+    /// start over.
+    static func refuse(since: Int64, firstPageIsEmpty: Bool, last: () async throws -> Int64) async throws {
+        guard firstPageIsEmpty, since > 0 else { return }
+        let last = try await last()
+        guard since > last else { return }
+        throw StompRefusal(code: "request.invalidFields", message: "since-seq: field.outOfRange (the last is \(last))")
     }
 
     /// Publishes committed messages to their rooms' topics (direct messages to their two

@@ -44,7 +44,11 @@ struct DirectApplication: Sendable {
             throw StompRefusal(code: "request.invalidFields", message: "since-seq: field.invalid")
         }
         return StompCatchUp(positionHeader: "inbox-seq", after: since) { [chat, linkBase] after in
-            try await chat.directInbox(of: principal.userId, after: after, limit: ChatRoomApplication.catchUpPage).map { entry in
+            let missed = try await chat.directInbox(of: principal.userId, after: after, limit: ChatRoomApplication.catchUpPage)
+            try await ChatRoomApplication.refuse(since: since, firstPageIsEmpty: missed.isEmpty && after == since) {
+                try await chat.lastInboxPosition(of: principal.userId)
+            }
+            return try missed.map { entry in
                 StompCatchUp.Message(
                     headers: Self.headers(of: entry.message, position: entry.position),
                     body: try ChatMessageBody(entry.message, linkBase: linkBase).json(), position: entry.position)

@@ -74,6 +74,37 @@ import Testing
             await reader.close()
         }
     }
+
+    /// A `since-seq` past the room's last message would hold the live messages up to it back
+    /// unseen: refused, and the subscription ends, so the client subscribes again from a seq it
+    /// has (the same id).
+    @Test func aSinceSeqPastTheLastMessageIsRefusedAndEndsTheSubscription() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let ann = try await server.signedInUser()
+            let meeting = try await Chat.meeting(server, by: ann)
+            let reader = try await Rooms.connect(port: port, token: ann.token)
+            for index in 1...2 {
+                try await Chat.post(reader, to: meeting, text: "m\(index)", id: "m\(index)", receipt: "m\(index)")
+                #expect(try #require(try await reader.next()).headers["receipt-id"] == "m\(index)")
+            }
+            let room = "/topic/meetings.\(meeting).chat"
+            try await reader.send(StompFrame(.subscribe, headers: ["id": "room", "destination": room, "since-seq": "5", "receipt": "ahead"]))
+            let refusal = try #require(try await reader.next())
+            #expect(refusal.headers["code"] == "request.invalidFields" && refusal.text.contains("since-seq: field.outOfRange"),
+                    "\(refusal.command) \(refusal.text)")
+            // Ended: the next message is only receipted, and the id is free again.
+            try await Chat.post(reader, to: meeting, text: "m3", id: "m3", receipt: "m3")
+            #expect(try #require(try await reader.next()).headers["receipt-id"] == "m3")
+            try await reader.send(StompFrame(.subscribe, headers: ["id": "room", "destination": room, "since-seq": "0", "receipt": "again"]))
+            let frames = try await Chat.frames(from: reader) { $0.contains { $0.command == .receipt } }
+            #expect(frames.compactMap { $0.headers["seq"] } == ["1", "2", "3"] && frames.last?.headers["receipt-id"] == "again")
+            // An exact since-seq still goes live.
+            try await reader.send(StompFrame(.subscribe, headers: ["id": "exact", "destination": room, "since-seq": "3", "receipt": "exact"]))
+            #expect(try #require(try await reader.next()).headers["receipt-id"] == "exact")
+            await reader.close()
+        }
+    }
 }
 
 /// A small deterministic generator, so that a failing seed can be run again.
