@@ -12,13 +12,19 @@ extension ChatService {
         let time = now()
         let roomId = ChatRoomId.direct(senderId, peerId)
         if let refusal = rateRefusal(user: senderId, room: roomId, at: time) {
+            guard mayBeResent(user: senderId, room: roomId, at: time) else { throw refusal }
             return try await repeated(draft, by: senderId, in: roomId, over: refusal) { db in
-                (try? DirectConversation.requireFriends(senderId, peerId, in: db)) != nil
+                do {
+                    try DirectConversation.requireFriends(senderId, peerId, in: db)
+                    return true
+                } catch let notFriends as MeetError where notFriends == FriendService.userNotFound {
+                    return false
+                }
             }.get()
         }
         let posted = try await queue.submit(.direct(DirectConversation.Post(
             senderId: senderId, peerId: peerId, draft: draft, text: text, at: time))).posted!
-        if posted.isRepeat { rateLimit.giveBack(user: senderId, room: roomId) }
+        if posted.isRepeat { forgiveResend(user: senderId, room: roomId, at: time) }
         return posted
     }
 

@@ -33,6 +33,10 @@ public final class ChatService: Sendable {
     let database: AppDatabase
     let now: @Sendable () -> Date
     let rateLimit: ChatRateLimit
+    /// Re-sends (a repeated `clientMessageId`) that `rateLimit` does not charge, or answers past
+    /// it: a reconnecting client re-sends the few posts it had no RECEIPT for, and a loop of
+    /// re-sends is capped here, so it cannot keep the writer or the pool busy for free.
+    let resends: ChatRateLimit
     private let listener = ChatListener()
     private let eventReader = Mutex(EventReaderState.idle)
     let queue: ChatCommitQueue<ChatWrite, ChatWritten>
@@ -44,6 +48,7 @@ public final class ChatService: Sendable {
         self.database = database
         self.now = now
         self.rateLimit = ChatRateLimit(burst: burst, perSecond: perSecond)
+        self.resends = ChatRateLimit(burst: burst * 5, perSecond: perSecond * 5)
         let writer = ChatBatchWriter(pushDelay: pushDelay, posters: ChatPosters(database: database),
                                      audience: ChatPushAudience(database: database))
         let listener = self.listener
@@ -128,7 +133,8 @@ public final class ChatService: Sendable {
     /// refused before it is queued, else on the database writer's thread once the post is
     /// committed (or refused there), or from a task when it is over the rate limit (which
     /// reads whether it repeats a stored one); `answer` must not block. The STOMP SEND path
-    /// uses it, so that a post hops from the event loop to the writer and back, and nowhere else.
+    /// uses it, so that a post within the limit hops from the event loop to the writer and
+    /// back, and nowhere else.
     public func post(_ draft: ChatDraft, to meetingId: String, by senderId: String,
                      answer: @escaping @Sendable (Result<Posted, any Error>) -> Void) {
         let post: Post
@@ -138,6 +144,7 @@ public final class ChatService: Sendable {
             return answer(.failure(error))
         }
         if let refusal = rateRefusal(user: senderId, room: meetingId, at: post.at) {
+            guard mayBeResent(user: senderId, room: meetingId, at: post.at) else { return answer(.failure(refusal)) }
             let roomId = ChatRoomId.meeting(meetingId)
             Task {
                 answer(await repeated(draft, by: senderId, in: roomId, over: refusal) { db in
@@ -146,8 +153,8 @@ public final class ChatService: Sendable {
             }
             return
         }
-        queue.submit(.post(post)) { [rateLimit] written in
-            if case .success(let written) = written, written.posted!.isRepeat { rateLimit.giveBack(user: senderId, room: meetingId) }
+        queue.submit(.post(post)) { written in
+            if case .success(let written) = written, written.posted!.isRepeat { self.forgiveResend(user: senderId, room: meetingId, at: post.at) }
             answer(written.map { $0.posted! })
         }
     }
@@ -230,6 +237,16 @@ public final class ChatService: Sendable {
         guard let wait = rateLimit.take(user: user, room: room, now: time) else { return nil }
         let seconds = String(Int(wait.rounded(.up)))
         return MeetError("chatMessage.rateLimited", status: 429, arguments: ["retryAfter": seconds], headers: ["Retry-After": seconds])
+    }
+
+    /// Whether a post over the rate limit may be looked up as a re-send, within ``resends``.
+    func mayBeResent(user: String, room: String, at time: Date) -> Bool {
+        resends.take(user: user, room: room, now: time) == nil
+    }
+
+    /// Gives a re-send's rate token back, within ``resends``.
+    func forgiveResend(user: String, room: String, at time: Date) {
+        if mayBeResent(user: user, room: room, at: time) { rateLimit.giveBack(user: user, room: room) }
     }
 
     /// Refuses a page size outside ``pageLimit``.

@@ -74,8 +74,8 @@ struct ChatRoomApplication: StompApplication {
     }
 
     /// A post to a meeting's room, decoded on the event loop and answered from the commit
-    /// (``ChatService/post(_:to:by:answer:)``): the SEND's only hops are to the database
-    /// writer and back, and a refusal keeps its code. A body written the plain way is read
+    /// (``ChatService/post(_:to:by:answer:)``): a SEND within the rate limit hops only to the
+    /// database writer and back, and a refusal keeps its code. A body written the plain way is read
     /// without `JSONDecoder` (``ChatDraftJSON``), any other as before.
     private func post(_ body: ByteBuffer, to meetingId: String, by user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
