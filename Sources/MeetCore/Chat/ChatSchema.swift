@@ -121,7 +121,7 @@ enum ChatSchema {
             try db.execute(sql: """
                 CREATE INDEX chatMessage_refersTo ON chatMessage (roomId, refersToSeq) WHERE refersToSeq IS NOT NULL;
                 UPDATE chatMessage SET text = NULL
-                WHERE type = 'edited' AND text IS NOT NULL AND EXISTS (
+                WHERE refersToSeq IS NOT NULL AND type = 'edited' AND text IS NOT NULL AND EXISTS (
                     SELECT 1 FROM chatMessage AS target
                     WHERE target.roomId = chatMessage.roomId AND target.seq = chatMessage.refersToSeq AND target.deletedAt IS NOT NULL);
                 """)

@@ -76,13 +76,6 @@ extension ChatService {
     public func directInbox(of userId: String, after position: Int64, limit: Int) async throws -> [(position: Int64, message: ChatMessage)] {
         try await database.reader.read { db in try DirectInbox.entries(of: userId, after: position, limit: limit, in: db) }
     }
-
-    /// The position of the newest entry of `userId`'s direct inbox (0 for an empty one).
-    public func lastInboxPosition(of userId: String) async throws -> Int64 {
-        try await database.reader.read { db in
-            try Int64.fetchOne(db, sql: "SELECT max(position) FROM directInbox WHERE userId = ?", arguments: [userId]) ?? 0
-        }
-    }
 }
 
 extension ChatService {

@@ -121,7 +121,7 @@ struct ChatRoomApplication: StompApplication {
         }
         return StompCatchUp(positionHeader: "seq", after: since) { [chat, linkBase] after in
             let missed = try await chat.messages(of: room.meetingId, after: after, limit: Self.catchUpPage)
-            try await Self.refuse(since: since, firstPageIsEmpty: missed.isEmpty && after == since) { try chat.lastSeq(of: room.meetingId) }
+            try Self.refuse(since: since, firstPageIsEmpty: missed.isEmpty && after == since) { try chat.lastSeq(of: room.meetingId) }
             return try missed.map { message in
                 StompCatchUp.Message(
                     headers: Self.headers(of: message), body: try ChatMessageBody(message, linkBase: linkBase).json(),
@@ -131,12 +131,12 @@ struct ChatRoomApplication: StompApplication {
     }
 
     /// Refuses a `since-seq` beyond the last position stored (`last`, asked only when the
-    /// catch-up's first page is empty): the live messages up to it would be dropped unseen. A
-    /// client whose position came from elsewhere (a phone restored from a backup) learns to
-    /// start over.
-    static func refuse(since: Int64, firstPageIsEmpty: Bool, last: () async throws -> Int64) async throws {
+    /// catch-up's first page is empty, a short read on the calling thread as a relay makes):
+    /// the live messages up to it would be dropped unseen. A client whose position came from
+    /// elsewhere (a phone restored from a backup) learns to start over.
+    static func refuse(since: Int64, firstPageIsEmpty: Bool, last: () throws -> Int64) throws {
         guard firstPageIsEmpty, since > 0 else { return }
-        let last = try await last()
+        let last = try last()
         guard since > last else { return }
         throw StompRefusal(code: "request.invalidFields", message: "since-seq: field.outOfRange (the last is \(last))")
     }

@@ -45,8 +45,8 @@ struct DirectApplication: Sendable {
         }
         return StompCatchUp(positionHeader: "inbox-seq", after: since) { [chat, linkBase] after in
             let missed = try await chat.directInbox(of: principal.userId, after: after, limit: ChatRoomApplication.catchUpPage)
-            try await ChatRoomApplication.refuse(since: since, firstPageIsEmpty: missed.isEmpty && after == since) {
-                try await chat.lastInboxPosition(of: principal.userId)
+            try ChatRoomApplication.refuse(since: since, firstPageIsEmpty: missed.isEmpty && after == since) {
+                try chat.lastInboxPosition(of: principal.userId)
             }
             return try missed.map { entry in
                 StompCatchUp.Message(
