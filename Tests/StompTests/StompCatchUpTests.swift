@@ -23,12 +23,18 @@ import Testing
         }
     }
 
-    @Test func anEntryAPageDeliveredIsNotDeliveredAgainWhenItsPublicationComesLate() async throws {
+    /// A broker serving ``LogApplication`` on a loopback port, and alice connected to it.
+    static func aliceOnTheLog() async throws -> (StompBroker, any Channel, StompClient) {
         let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
         let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
         let alice = try await StompClient.connect(
             host: "127.0.0.1", port: server.localAddress!.port!, headers: ["accept-version": "1.2", "host": "localhost", "passcode": "token-alice"],
             timeout: BrokerFixture.patience)
+        return (broker, server, alice)
+    }
+
+    @Test func anEntryAPageDeliveredIsNotDeliveredAgainWhenItsPublicationComesLate() async throws {
+        let (broker, server, alice) = try await Self.aliceOnTheLog()
         // The RECEIPT comes once the pages are out and the subscription is live.
         let pages = try await alice.sendAwaitingReceipt(StompFrame(.subscribe, headers: ["id": "log", "destination": "/topic/log", "since-seq": "0"]))
         #expect(pages.map(\.text) == ["entry 1", "entry 2"])
@@ -46,11 +52,7 @@ import Testing
     /// A page that fails ends its subscription: left in place, it would hold every live message
     /// back for good, and its id could not be used again.
     @Test func aRefusedPageEndsItsSubscription() async throws {
-        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
-        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
-        let alice = try await StompClient.connect(
-            host: "127.0.0.1", port: server.localAddress!.port!, headers: ["accept-version": "1.2", "host": "localhost", "passcode": "token-alice"],
-            timeout: BrokerFixture.patience)
+        let (broker, server, alice) = try await Self.aliceOnTheLog()
         try await alice.send(StompFrame(.subscribe, headers: ["id": "errors", "destination": "/user/queue/errors"]))
         try await alice.send(StompFrame(.subscribe, headers: ["id": "log", "destination": "/topic/log", "since-seq": "9", "receipt": "r"]))
         let refusal = try #require(try await alice.next())

@@ -154,7 +154,9 @@ public final class ChatService: Sendable {
             return
         }
         queue.submit(.post(post)) { written in
-            if case .success(let written) = written, written.posted!.isRepeat { self.forgiveResend(user: senderId, room: meetingId, at: post.at) }
+            if case .success(let written) = written, written.posted!.isRepeat {
+                self.forgiveResend(user: senderId, room: meetingId, at: post.at)
+            }
             answer(written.map { $0.posted! })
         }
     }

@@ -75,8 +75,8 @@ struct ChatRoomApplication: StompApplication {
 
     /// A post to a meeting's room, decoded on the event loop and answered from the commit
     /// (``ChatService/post(_:to:by:answer:)``): a SEND within the rate limit hops only to the
-    /// database writer and back, and a refusal keeps its code. A body written the plain way is read
-    /// without `JSONDecoder` (``ChatDraftJSON``), any other as before.
+    /// database writer and back, and a refusal keeps its code. A body written the plain way is
+    /// read without `JSONDecoder` (``ChatDraftJSON``), any other as before.
     private func post(_ body: ByteBuffer, to meetingId: String, by user: String, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
         let promise = eventLoop.makePromise(of: Void.self)
         do {
@@ -121,7 +121,9 @@ struct ChatRoomApplication: StompApplication {
         }
         return StompCatchUp(positionHeader: "seq", after: since) { [chat, linkBase] after in
             let missed = try await chat.messages(of: room.meetingId, after: after, limit: Self.catchUpPage)
-            try Self.refuse(since: since, firstPageIsEmpty: missed.isEmpty && after == since) { try chat.lastSeq(of: room.meetingId) }
+            try Self.refuse(since: since, firstPageIsEmpty: missed.isEmpty && after == since) {
+                try chat.lastSeq(of: room.meetingId)
+            }
             return try missed.map { message in
                 StompCatchUp.Message(
                     headers: Self.headers(of: message), body: try ChatMessageBody(message, linkBase: linkBase).json(),
