@@ -85,8 +85,8 @@ extension StompSession {
 
     /// Reports an application refusal on the session's `/user/queue/errors` subscription and
     /// keeps the session; without such a subscription, or for a refusal that ends the session,
-    /// answers ERROR and closes. The body names the frame's destination and, for a subscription
-    /// the server ended, its id.
+    /// answers ERROR and closes. The body names the frame's destination and, for a refused
+    /// SUBSCRIBE or a subscription the server ended, its id.
     func refuse(_ refusal: StompRefusal, destination: String?, receiptId: String?, subscriptionId: String? = nil) {
         let errorsQueue = "/user/queue/errors"
         guard !refusal.endsSession, subscriptions.values.contains(where: { $0.destination == errorsQueue }) else {

@@ -258,7 +258,9 @@ final class StompSession: @unchecked Sendable {
     private func failed(_ frame: StompFrame, _ error: any Error) {
         let receiptId = frame.headers["receipt"]
         if let refusal = error as? StompRefusal {
-            refuse(refusal, destination: frame.headers["destination"], receiptId: receiptId)
+            // A refused SUBSCRIBE names its id, so that a client with several can tell which.
+            refuse(refusal, destination: frame.headers["destination"], receiptId: receiptId,
+                   subscriptionId: frame.command == .subscribe ? frame.headers["id"] : nil)
         } else {
             fail(error, receiptId: receiptId)
         }

@@ -57,6 +57,7 @@ import Testing
         try await alice.send(StompFrame(.subscribe, headers: ["id": "log", "destination": "/topic/log", "since-seq": "9", "receipt": "r"]))
         let refusal = try #require(try await alice.next())
         #expect(refusal.headers["code"] == "request.invalidFields" && refusal.headers["receipt-id"] == "r")
+        #expect(refusal.text.hasSuffix(#","destination":"/topic/log","subscription":"log"}"#))
         broker.publish(to: "/topic/log", headers: ["seq": "10"], body: ByteBuffer(string: "unheard"))
         let pages = try await alice.sendAwaitingReceipt(StompFrame(.subscribe, headers: ["id": "log", "destination": "/topic/log", "since-seq": "1"]))
         #expect(pages.map(\.text) == ["entry 2"])
