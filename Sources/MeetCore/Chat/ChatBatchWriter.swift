@@ -81,6 +81,7 @@ struct ChatBatchWriter: Sendable {
                                                             clientMessageId: post.draft.clientMessageId)).inserted
                         if isFirst, let access = lookup?[index], access.isRepeat != true {
                             outcomes.append(Result { try appendLookedUp(post, access, &shared, in: db) })
+                            try Self.requireTransaction(db)
                             continue
                         }
                     } else {
@@ -100,6 +101,7 @@ struct ChatBatchWriter: Sendable {
                         shared.waiting = attempt
                         return written
                     })
+                    try Self.requireTransaction(db)
                 }
                 // A failure here fails the whole batch, as a failed commit does.
                 try shared.seqs.flush(in: db)
@@ -149,14 +151,22 @@ struct ChatBatchWriter: Sendable {
         return ChatWritten(appended: [message], posted: .init(message: consume message, isRepeat: false))
     }
 
+    /// Fails the whole batch once SQLite has rolled its transaction back (it may on a full disk,
+    /// an I/O error or no memory): the writes after it would run on their own, outside the
+    /// batch, and the fast path's inserts bypass GRDB's own check for that. Their seqs would
+    /// land above the room's stored last one, out of reach of every later post.
+    private static func requireTransaction(_ db: Database) throws {
+        guard db.isInsideTransaction else {
+            throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the chat batch's transaction was rolled back")
+        }
+    }
+
     /// Runs `body` in a savepoint of the batch's transaction, rolled back if it throws: GRDB's
     /// `inSavepoint` compiled its statements anew for every write (3 % of a post's CPU), these
     /// are cached. Refused outside the transaction (one SQLite rolled back on an error), where a
     /// savepoint would begin, and its release commit, a transaction of its own.
     private func inSavepoint<Value>(_ db: Database, _ body: () throws -> Value) throws -> Value {
-        guard db.isInsideTransaction else {
-            throw DatabaseError(resultCode: .SQLITE_ABORT, message: "the chat batch's transaction was rolled back")
-        }
+        try Self.requireTransaction(db)
         try db.cachedStatement(sql: "SAVEPOINT chatWrite").execute()
         do {
             let result = try body()

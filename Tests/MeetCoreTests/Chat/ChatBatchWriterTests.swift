@@ -281,6 +281,28 @@ import Testing
     }
 
     /// Another process's commit (the admin CLI) is seen by the next batch, kept posters or not.
+    /// SQLite may roll a whole transaction back on an error (a full disk, an I/O error, no
+    /// memory): the posts after it must not be written on their own, outside the batch, where
+    /// they would take seqs above the room's stored last one. A trigger that rolls back stands in
+    /// for the disk, and only in this test.
+    @Test func aBatchWhoseTransactionSQLiteRolledBackStoresNothing() async throws {
+        let rooms = try await Rooms()
+        #expect(try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")]).map(Self.code) == ["new 1", "new 2"])
+        try await rooms.fixture.database.writer.write { db in
+            try db.execute(sql: """
+                CREATE TEMP TRIGGER diskFull BEFORE INSERT ON main.chatMessage WHEN NEW.text = 'full'
+                BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END
+                """)
+        }
+        let outcomes = try await rooms.write([rooms.post("bob", "2"), rooms.post("cat", "2", text: "full"), rooms.post("bob", "3")])
+        #expect(outcomes.allSatisfy { if case .failure = $0 { true } else { false } })
+        #expect(try await rooms.stored(in: rooms.open).rows == ["1 bob 1 hi", "2 cat 1 hi"])
+        #expect(try await rooms.stored(in: rooms.open).lastSeq == 2)
+
+        try await rooms.fixture.database.writer.write { db in try db.execute(sql: "DROP TRIGGER temp.diskFull") }
+        #expect(try await rooms.write([rooms.post("bob", "3"), rooms.post("cat", "2")]).map(Self.code) == ["new 3", "new 4"])
+    }
+
     @Test func keptPostersFollowAnotherConnectionsCommits() async throws {
         let rooms = try await Rooms()
         #expect(try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")]).map(Self.code) == ["new 1", "new 2"])
