@@ -76,8 +76,12 @@ enum ChatEvents {
             note = nil
         }
         guard let note else { return }
+        // An actor whose account was deleted before the event was read (by a moderator while
+        // the server was down) is no sender: the foreign key would refuse the note, and the
+        // event, never consumed, would hold back every one after it.
+        let sender = try String.fetchOne(db, sql: "SELECT id FROM user WHERE id = ?", arguments: [payload.actorId])
         written.appended.append(try ChatRoomLog.append(
-            .init(type: .system, senderId: payload.actorId, system: note), toMeeting: meeting.id, at: event.createdAt, in: db))
+            .init(type: .system, senderId: sender, system: note), toMeeting: meeting.id, at: event.createdAt, in: db))
     }
 
     private static func member(_ kind: String, _ userId: String, in db: Database) throws -> ChatSystemNote {
