@@ -54,6 +54,12 @@ extension StompSession {
     /// and turns the subscription live. Completes when the subscriber has caught up; a page that
     /// fails (refused, unreadable) ends the subscription, which would otherwise hold its live
     /// messages back for good, and the SUBSCRIBE is answered with the failure.
+    ///
+    /// Goes at the pace the subscriber reads: once more than the channel's high-water mark waits
+    /// to be written, the rest of the page waits until it is back under the low one, and is
+    /// read again from the last message written. A long absence replayed at once filled the
+    /// outbound buffer past its limit, and the subscriber was dropped as a slow consumer, again
+    /// on every try.
     func catchUp(_ subscriptionId: String, _ plan: StompCatchUp, after position: Int64) -> EventLoopFuture<Void> {
         eventLoop.makeFutureWithTask { try await plan.page(position) }
             .hop(to: eventLoop)
@@ -69,13 +75,19 @@ extension StompSession {
                     self.goLive(subscriptionId, positionHeader: plan.positionHeader, after: position)
                     return self.eventLoop.makeSucceededVoidFuture()
                 }
+                var next = max(position, last.position)
                 for missed in page where missed.position > position {
                     let message = self.broker.makeMessage(destination: subscription.destination, headers: missed.headers, body: missed.body)
                     var cache = StompMessageEncodingCache(message: message, allocator: self.allocator)
                     _ = self.deliver(message, subscriptionId: subscriptionId, cache: &cache, evenWhileCatchingUp: true)
+                    if self.isBehind, missed.position < next {
+                        next = missed.position
+                        break
+                    }
                 }
                 self.flush()
-                return self.catchUp(subscriptionId, plan, after: max(position, last.position))
+                let after = next
+                return self.whenWritable().flatMap { self.catchUp(subscriptionId, plan, after: after) }
             }
     }
 

@@ -101,9 +101,28 @@ final class StompSession: @unchecked Sendable {
     var isBehind: Bool { behind.load(ordering: .relaxed) }
     private let behind = Atomic<Bool>(false)
 
+    /// Catch-ups waiting for the channel to take more (``whenWritable()``).
+    private var writableWaiters: [EventLoopPromise<Void>] = []
+
     /// The channel went over its high-water mark of bytes to write, or back under the low one.
     func writabilityChanged(isWritable: Bool) {
         behind.store(!isWritable && context != nil, ordering: .relaxed)
+        if isWritable { resumeWritableWaiters() }
+    }
+
+    /// Completes once the channel takes more: at once unless more than its high-water mark of
+    /// bytes waits to be written, else when it is back under the low one or the session ends.
+    func whenWritable() -> EventLoopFuture<Void> {
+        guard isBehind else { return eventLoop.makeSucceededVoidFuture() }
+        let promise = eventLoop.makePromise(of: Void.self)
+        writableWaiters.append(promise)
+        return promise.futureResult
+    }
+
+    private func resumeWritableWaiters() {
+        let waiters = writableWaiters
+        writableWaiters = []
+        for waiter in waiters { waiter.succeed() }
     }
 
     // MARK: Inbound
@@ -247,6 +266,8 @@ final class StompSession: @unchecked Sendable {
     }
 
     private func completed(_ frame: StompFrame) {
+        // Nothing may follow the ERROR that closes a session (a catch-up can end after it).
+        guard !isClosing else { return }
         let receipt = frame.headers["receipt"].map { StompFrame(.receipt, headers: ["receipt-id": $0]) }
         if frame.command == .disconnect {
             closeAfterWriting(receipt)
@@ -277,6 +298,7 @@ final class StompSession: @unchecked Sendable {
     /// Leaves the broker: no more deliveries, frames or timers. Idempotent.
     private func stop() {
         behind.store(false, ordering: .relaxed)
+        resumeWritableWaiters()
         if case .connected(_, let principal) = phase {
             broker.metrics.sessions.decrement()
             broker.signedIn.withLock { $0.remove(self, userId: principal.userId) }

@@ -23,6 +23,49 @@ import Testing
         }
     }
 
+    /// `/topic/long` has 512 entries of 16 KiB stored: 8 MiB, more than the loopback sockets
+    /// and the slow-consumer limit (1 MiB) hold together.
+    struct LongLogApplication: StompApplication {
+        static let entries: Int64 = 512
+
+        func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+            eventLoop.makeSucceededVoidFuture()
+        }
+
+        func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
+            guard destination == "/topic/long", let since = headers["since-seq"].flatMap({ Int64($0) }) else { return nil }
+            return StompCatchUp(positionHeader: "seq", after: since) { after in
+                guard after < Self.entries else { return [] }
+                return ((after + 1)...min(after + 100, Self.entries)).map { seq in
+                    StompCatchUp.Message(headers: ["seq": String(seq)], body: ByteBuffer(repeating: UInt8(ascii: "x"), count: 16 << 10),
+                                         position: seq)
+                }
+            }
+        }
+    }
+
+    /// A phone back from a long absence on a slow link: the replay waits for it to read rather
+    /// than dropping it as a slow consumer, which it would be again on every try.
+    @Test func aLongCatchUpGoesAtThePaceTheSubscriberReads() async throws {
+        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LongLogApplication())
+        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
+        let phone = try await RawConnection.open(port: server.localAddress!.port!)
+        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
+        _ = try await phone.read { $0.contains("CONNECTED") }
+        try await phone.channel.setOption(.autoRead, value: false).get()
+        try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:caught-up\n\n\0")
+        // Time for the server to write all it would: without waiting for the reader, it passed
+        // the limit and closed the session with an ERROR.
+        try await Task.sleep(for: .seconds(1))
+        try await phone.channel.setOption(.autoRead, value: true).get()
+        // Only the end is looked at while 8 MiB come in; the connection closing ends the read too.
+        let received = try await phone.read { String(decoding: $0.utf8.suffix(64), as: UTF8.self).contains("receipt-id:caught-up") }
+        #expect(!received.contains("ERROR"))
+        #expect(received.utf8.count(where: { $0 == 0 }) == Int(LongLogApplication.entries) + 1)  // the MESSAGEs and the RECEIPT
+        #expect(received.contains("seq:\(LongLogApplication.entries)\n"))
+        try await server.close()
+    }
+
     /// A broker serving ``LogApplication`` on a loopback port, and alice connected to it.
     static func aliceOnTheLog() async throws -> (StompBroker, any Channel, StompClient) {
         let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
