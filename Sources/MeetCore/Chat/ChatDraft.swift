@@ -27,6 +27,18 @@ public struct ChatDraft: Sendable, Decodable {
         self.replyToSeq = replyToSeq
     }
 
+    private enum CodingKeys: String, CodingKey { case text, clientMessageId, attachments, replyToSeq }
+
+    /// Reads a client's body. `text` may be left out (or null) when the message carries photos:
+    /// it is then empty, and ``validated()`` names it when there are none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        text = try container.decodeIfPresent(String.self, forKey: .text) ?? ""
+        clientMessageId = try container.decode(String.self, forKey: .clientMessageId)
+        attachments = try container.decodeIfPresent([String].self, forKey: .attachments)
+        replyToSeq = try container.decodeIfPresent(Int64.self, forKey: .replyToSeq)
+    }
+
     /// The text as stored (trimmed), or a refusal naming the fields that are wrong. A message
     /// with attachments may have no text; whether the sender owns them is checked on storing.
     func validated() throws -> String {

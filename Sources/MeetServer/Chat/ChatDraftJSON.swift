@@ -4,8 +4,9 @@ import NIOCore
 /// Reads a chat SEND's body, `{text, clientMessageId, attachments?, replyToSeq?}`, without
 /// `JSONDecoder` when it is written the plain way every client writes it: those four keys at
 /// most once each, strings without escapes or control characters, `replyToSeq` a plain
-/// non-negative integer, `null` for an absent optional. Anything else (an escape, another
-/// key, a fraction, invalid UTF-8, a missing field, malformed JSON) answers nil, and the
+/// non-negative integer, `null` for an absent optional (`text` may be left out, for a photo
+/// alone). Anything else (an escape, another key, a fraction, invalid UTF-8, no
+/// `clientMessageId`, malformed JSON) answers nil, and the
 /// caller decodes the body with `JSONDecoder` as before, so every body gets the draft or the
 /// refusal it got from `JSONDecoder` alone (`ChatDraftJSONTests` compares them). The decoder
 /// cost ~5 µs of every post, a tenth of its event-loop work.
@@ -76,8 +77,8 @@ private struct PlainJSONReader {
             guard take("}") else { return nil }
         }
         skipSpace()
-        guard index == bytes.count, let text, let clientMessageId else { return nil }
-        return ChatDraft(text: text, clientMessageId: clientMessageId, attachments: attachments, replyToSeq: replyToSeq)
+        guard index == bytes.count, let clientMessageId else { return nil }
+        return ChatDraft(text: text ?? "", clientMessageId: clientMessageId, attachments: attachments, replyToSeq: replyToSeq)
     }
 
     /// One of the four keys, written plainly (no escapes), with its quotes.

@@ -19,4 +19,15 @@ import Testing
         #expect(try ChatDraft(text: "hello", clientMessageId: "c").validated() == "hello")
         #expect(throws: MeetError.self) { try ChatDraft(text: " \u{3000} ", clientMessageId: "c").validated() }
     }
+
+    /// docs/chat.md: `text` is required unless the message carries photos. Left out or null,
+    /// it is empty; without photos the refusal names it.
+    @Test func aPhotoAloneNeedsNoTextKey() throws {
+        for body in [#"{"clientMessageId":"c","attachments":["aaaaaaaaaaaaaaaaaaaaaa"]}"#,
+                     #"{"text":null,"clientMessageId":"c","attachments":["aaaaaaaaaaaaaaaaaaaaaa"]}"#] {
+            #expect(try JSONDecoder().decode(ChatDraft.self, from: Data(body.utf8)).validated() == "")
+        }
+        let noPhoto = try JSONDecoder().decode(ChatDraft.self, from: Data(#"{"clientMessageId":"c"}"#.utf8))
+        #expect(throws: MeetError.invalidFields([.init(field: "text", code: "field.required")])) { try noPhoto.validated() }
+    }
 }

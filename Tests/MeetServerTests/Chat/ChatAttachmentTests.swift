@@ -39,9 +39,10 @@ import Testing
                 #expect(refusal.headers["code"] == "request.invalidFields" && refusal.text.contains(problem), "\(refusal.text)")
             }
 
-            // A photo alone, without text, is a message; the receipt follows its broadcast.
+            // A photo alone, without text (the key left out), is a message; the receipt follows
+            // its broadcast.
             var frames: [StompFrame] = []
-            let first = try await Self.post(organizer, to: meeting, ["text": "", "clientMessageId": "p", "attachments": [annsPhoto]], receipt: "ok")
+            let first = try await Self.post(organizer, to: meeting, ["clientMessageId": "p", "attachments": [annsPhoto]], receipt: "ok")
             frames.append(first)
             if first.command != .receipt { frames.append(try #require(try await organizer.next())) }
             let message = try #require(frames.first { $0.command == .message })

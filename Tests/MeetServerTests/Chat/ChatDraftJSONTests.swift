@@ -14,6 +14,7 @@ import Testing
         #" { "text" : "a" , "clientMessageId" : "c1" , "attachments" : [ "p1" , "p2" ] , "replyToSeq" : 12 } "#,
         "{\n\t\"text\": \"a\",\r\n\"clientMessageId\": \"c\"\n}\n",
         #"{"text":"","clientMessageId":"c","attachments":[]}"#,
+        #"{"clientMessageId":"c","attachments":["p1"]}"#,
         #"{"text":"a","clientMessageId":"c","attachments":null,"replyToSeq":null}"#,
         #"{"text":"a","clientMessageId":"c","replyToSeq":0}"#,
         #"{"text":"a","clientMessageId":"c","replyToSeq":999999999999999999}"#,
