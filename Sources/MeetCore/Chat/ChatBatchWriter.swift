@@ -21,6 +21,13 @@ struct ChatWritten: Sendable {
     var eventsPending = false
 }
 
+/// What a batch wrote: the domain events it read before its writes, to be announced first
+/// (``ChatBatchWriter/write(_:eventsRecorded:in:)``), and each write's outcome, in order.
+struct ChatBatchWritten: Sendable {
+    var events = ChatWritten()
+    var outcomes: [Result<ChatWritten, any Error>]
+}
+
 /// Writes a batch in one transaction, each write in its own savepoint so that one refused
 /// write does not undo the others.
 ///
@@ -58,8 +65,11 @@ struct ChatBatchWriter: Sendable {
     }
 
     /// Writes `writes` on the writer's connection `db` (on its queue: ``ChatCommitQueue``),
-    /// and returns once they are committed, or every one's failure.
-    func write(_ writes: [ChatWrite], in db: Database) -> [Result<ChatWritten, any Error>] {
+    /// and returns once they are committed, or every one's failure. The domain events waiting
+    /// are read first when another connection committed since the last batch (the admin CLI)
+    /// or `eventsRecorded` says this process recorded one (``readEvents(in:)``).
+    func write(_ writes: [ChatWrite], eventsRecorded: Bool = false, in db: Database) -> ChatBatchWritten {
+        var events = ChatWritten()
         do {
             // WAL with FULL syncs the log at every commit: what was answered survives a
             // power loss. The rest of the app keeps NORMAL (AppDatabase).
@@ -70,8 +80,13 @@ struct ChatBatchWriter: Sendable {
             var shared = Shared(waiting: ChatPushes.Waiting(audience: audience), seqs: ChatRoomLog.Seqs())
             var generation: UInt64 = 0
             try db.inTransaction {
-                if try posters.catchUp(in: db) { audience.forget() }
+                let otherConnectionCommitted = try posters.catchUp(in: db)
+                if otherConnectionCommitted { audience.forget() }
                 generation = audience.generation
+                if otherConnectionCommitted || eventsRecorded {
+                    events = readEvents(in: db)
+                    try Self.requireTransaction(db)
+                }
                 var lookup: ChatPostLookup? = try ChatPostLookup(writes, posters: posters, in: db)
                 var posted = Set<PostKey>(minimumCapacity: writes.count)
                 for (index, write) in writes.enumerated() {
@@ -108,10 +123,30 @@ struct ChatBatchWriter: Sendable {
                 return .commit
             }
             audience.keep(shared.waiting.read, readSince: generation)
-            return outcomes
+            return ChatBatchWritten(events: events, outcomes: outcomes)
         } catch {
-            return writes.map { _ in .failure(error) }
+            return ChatBatchWritten(outcomes: writes.map { _ in .failure(error) })
         }
+    }
+
+    /// Reads the domain events waiting, ahead of the batch's writes, so that rows stored
+    /// outside the group commit are announced before the batch's, in seq order: a moderator's
+    /// redaction (by the admin CLI, or by this process's `/admin` routes) takes the room's next
+    /// seq itself, and announced after a later post, a client that saw the post and resumed from
+    /// its seq would never learn of it. A failure leaves them to the event reader's own pass.
+    private func readEvents(in db: Database) -> ChatWritten {
+        var read = ChatWritten()
+        do {
+            repeat {
+                let page = try inSavepoint(db) { try ChatEvents.consume(in: db) }
+                read.appended += page.appended
+                read.departures += page.departures
+                read.eventsPending = page.eventsPending
+            } while read.eventsPending
+        } catch {
+            read.eventsPending = true
+        }
+        return read
     }
 
     /// Stores a member's post with its room's next seq, the look-up having found its sender a

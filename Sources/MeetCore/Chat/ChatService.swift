@@ -52,17 +52,18 @@ public final class ChatService: Sendable {
         let writer = ChatBatchWriter(pushDelay: pushDelay, posters: ChatPosters(database: database),
                                      audience: ChatPushAudience(database: database))
         let listener = self.listener
+        let eventsRecorded = ChatEventsRecorded(database: database)
         queue = ChatCommitQueue(writer: database.writer) { writes, db in
-            let outcomes = writer.write(writes, in: db)
-            var appended: [ChatMessage] = []
-            var departures: [ChatDeparture] = []
-            appended.reserveCapacity(outcomes.count)
-            for case .success(let written) in outcomes {
+            let batch = writer.write(writes, eventsRecorded: eventsRecorded.take(), in: db)
+            var appended = batch.events.appended
+            var departures = batch.events.departures
+            appended.reserveCapacity(appended.count + batch.outcomes.count)
+            for case .success(let written) in batch.outcomes {
                 appended.append(contentsOf: written.appended)
                 departures.append(contentsOf: written.departures)
             }
             listener.announce(appended, departures)
-            return outcomes
+            return batch.outcomes
         }
     }
 

@@ -24,6 +24,17 @@ import Testing
             _ = try await fixture.service.join(open, by: "cat")
             _ = try await fixture.service.join(closed, by: "bob")
             _ = try await fixture.service.cancel(closed, by: "ann")
+            try await markEventsRead()
+        }
+
+        /// As if the event reader had had its turn: the first batch reads what waits before its
+        /// posts, which would take seqs the tests do not expect.
+        func markEventsRead() async throws {
+            try await fixture.database.writer.write { db in
+                if let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM event") {
+                    try DomainEvents.markConsumed(ChatEvents.consumer, through: last, in: db)
+                }
+            }
         }
 
         func post(_ sender: String, _ clientMessageId: String, to meetingId: String? = nil, text: String = "hi",
@@ -36,6 +47,11 @@ import Testing
         /// Writes `writes` as one batch, as the commit queue does, by `writer` (the one that
         /// kept the posters of earlier batches unless given).
         func write(_ writes: [ChatWrite], by writer: ChatBatchWriter? = nil) async throws -> [Result<ChatWritten, any Error>] {
+            try await batch(writes, by: writer).outcomes
+        }
+
+        /// The same, with the domain events the batch read first.
+        func batch(_ writes: [ChatWrite], by writer: ChatBatchWriter? = nil) async throws -> ChatBatchWritten {
             let writer = writer ?? self.writer
             return try await fixture.database.writer.writeWithoutTransaction { db in writer.write(writes, in: db) }
         }
@@ -124,6 +140,9 @@ import Testing
 
     @Test func postsAfterAnotherWriteOfTheBatchKeepTheRoomWithoutGaps() async throws {
         let rooms = try await Rooms()
+        #expect(try await rooms.write([rooms.post("ann", "0")]).map(Self.code) == ["new 1"])
+        try rooms.fixture.users("dan", "fay")
+        for user in ["dan", "fay"] { _ = try await rooms.fixture.service.join(rooms.open, by: user) }
         // The pass over the event log writes the joins' system messages between the posts.
         let outcomes = try await rooms.write([
             rooms.post("bob", "1"), rooms.post("cat", "1"), .events, rooms.post("bob", "2"), rooms.post("bob", "1"),
@@ -165,6 +184,7 @@ import Testing
         let database = rooms.fixture.database
         try rooms.fixture.users("dan", "fay")
         for user in ["dan", "fay"] { _ = try await service.join(rooms.open, by: user) }
+        try await rooms.markEventsRead()
         var round = 0
         /// Each of `senders` posts once more, in one batch.
         func everyonePosts(_ senders: [String]) async throws -> [Result<ChatWritten, any Error>] {
@@ -301,6 +321,38 @@ import Testing
 
         try await rooms.fixture.database.writer.write { db in try db.execute(sql: "DROP TRIGGER temp.diskFull") }
         #expect(try await rooms.write([rooms.post("bob", "3"), rooms.post("cat", "2")]).map(Self.code) == ["new 3", "new 4"])
+    }
+
+    /// A moderator's redaction by the admin CLI takes the room's next seq in its own
+    /// transaction; the batch after it announces it before its own posts, so that nobody sees a
+    /// later seq first (and resumes past the redaction).
+    @Test func aRedactionByAnotherConnectionIsAnnouncedBeforeTheNextPosts() async throws {
+        let rooms = try await Rooms()
+        let posted = try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")])
+        let target = try #require(try posted[0].get().posted?.message.id)
+        let other = try DatabaseQueue(path: rooms.fixture.folder.url.appendingPathComponent("db.sqlite").path)
+        try await other.write { db in
+            _ = try ChatModeration.redact(messageId: target, by: "cli:mod", at: MeetingFixture.now, in: db)
+        }
+        let batch = try await rooms.batch([rooms.post("bob", "2")])
+        #expect(batch.events.appended.map { "\($0.seq) \($0.type.rawValue)" } == ["3 deleted"])
+        #expect(batch.outcomes.map(Self.code) == ["new 4"])
+    }
+
+    /// The same for one recorded by this process (the `/admin` routes store it outside the
+    /// group commit too): the commit queue says so, and the batch reads the events first.
+    @Test func aRedactionThisProcessRecordedIsAnnouncedBeforeTheNextPosts() async throws {
+        let rooms = try await Rooms()
+        let posted = try await rooms.write([rooms.post("bob", "1")])
+        let target = try #require(try posted[0].get().posted?.message.id)
+        try await ModerationService(database: rooms.fixture.database, now: { MeetingFixture.now })
+            .redactMessage(target, reason: "spam", by: .user("ann"))
+        let writer = rooms.writer
+        let batch = try await rooms.fixture.database.writer.writeWithoutTransaction { db in
+            writer.write([rooms.post("cat", "1")], eventsRecorded: true, in: db)
+        }
+        #expect(batch.events.appended.map { "\($0.seq) \($0.type.rawValue)" } == ["2 deleted"])
+        #expect(batch.outcomes.map(Self.code) == ["new 3"])
     }
 
     @Test func keptPostersFollowAnotherConnectionsCommits() async throws {

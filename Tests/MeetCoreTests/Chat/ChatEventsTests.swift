@@ -19,11 +19,31 @@ import Testing
 
         let writer = ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database),
                                      audience: ChatPushAudience(database: fixture.database))
-        let read = try await fixture.database.writer.writeWithoutTransaction { db in writer.write([.events], in: db) }
-        let written = try #require(try read.first?.get())
-        #expect(written.appended.map { "\($0.system?.kind ?? "-") \($0.senderId ?? "nobody")" } == ["memberJoined nobody", "memberLeft nobody"])
-        #expect(written.departures == [ChatDeparture(meetingId: meeting, userId: "bob")])
-        let again = try await fixture.database.writer.writeWithoutTransaction { db in writer.write([.events], in: db) }
-        #expect(try again.first?.get().appended.isEmpty == true)
+        let (appended, departures) = try await Self.read(by: writer, fixture)
+        #expect(appended.map { "\($0.system?.kind ?? "-") \($0.senderId ?? "nobody")" } == ["memberJoined nobody", "memberLeft nobody"])
+        #expect(departures == [ChatDeparture(meetingId: meeting, userId: "bob")])
+        #expect(try await Self.read(by: writer, fixture).appended.isEmpty)
+    }
+
+    /// The commit queue learns that this process recorded an event (a redaction through
+    /// `/admin` among them) from the commit itself, before its next batch; other commits say
+    /// nothing.
+    @Test func aCommitThatRecordsAnEventIsNoticedOnce() async throws {
+        let fixture = try MeetingFixture()
+        let recorded = ChatEventsRecorded(database: fixture.database)
+        try fixture.users("ann")
+        #expect(!recorded.take())
+        _ = try await fixture.service.create(MeetingFixture.draft(title: "Hike"), by: "ann")
+        #expect(recorded.take())
+        #expect(!recorded.take())
+    }
+
+    /// A pass over the events as the server makes it: a batch of one `.events` write (which may
+    /// read them ahead of its writes).
+    private static func read(by writer: ChatBatchWriter, _ fixture: MeetingFixture) async throws
+        -> (appended: [ChatMessage], departures: [ChatDeparture]) {
+        let batch = try await fixture.database.writer.writeWithoutTransaction { db in writer.write([.events], in: db) }
+        let written = try [batch.events] + batch.outcomes.map { try $0.get() }
+        return (written.flatMap(\.appended), written.flatMap(\.departures))
     }
 }
