@@ -69,7 +69,7 @@ enum ChatEvents {
             note = try member(userId == payload.actorId ? "memberLeft" : "memberRemoved", userId, in: db)
             written.departures.append(ChatDeparture(meetingId: meeting.id, userId: userId))
         case .meetingEdited:
-            note = edited(meeting, fields: payload.changedFields ?? [])
+            note = edited(payload, meeting, fields: payload.changedFields ?? [])
         case .meetingCancelled:
             note = ChatSystemNote(kind: "meetingCancelled", arguments: [:])
         default:
@@ -89,19 +89,23 @@ enum ChatEvents {
         return ChatSystemNote(kind: kind, arguments: ["userId": userId, "displayName": name ?? ""])
     }
 
-    /// A note for an edit that changed the time or the place; nil for other edits.
-    private static func edited(_ meeting: MeetingRecord, fields: [String]) -> ChatSystemNote? {
+    /// A note for an edit that changed the time or the place, as the edit left them (two edits
+    /// read in one pass each tell their own); nil for other edits. An edit recorded before its
+    /// event kept them is told from the meeting as it is.
+    private static func edited(_ payload: MeetingEventPayload, _ meeting: MeetingRecord, fields: [String]) -> ChatSystemNote? {
         let time = fields.contains("startsAt") || fields.contains("endsAt")
         let place = fields.contains("place")
         guard time || place else { return nil }
+        let edited = payload.edited
+            ?? EditedMeeting(endsAt: meeting.endsAt, placeName: meeting.placeName, placeAddress: meeting.placeAddress)
         var arguments = ["changed": [time ? "time" : nil, place ? "place" : nil].compactMap { $0 }.joined(separator: ",")]
         if time {
-            arguments["startsAt"] = meeting.startsAt.formatted(.iso8601)
-            if let endsAt = meeting.endsAt { arguments["endsAt"] = endsAt.formatted(.iso8601) }
+            arguments["startsAt"] = (payload.edited == nil ? meeting.startsAt : payload.startsAt).formatted(.iso8601)
+            if let endsAt = edited.endsAt { arguments["endsAt"] = endsAt.formatted(.iso8601) }
         }
         if place {
-            arguments["placeName"] = meeting.placeName ?? ""
-            arguments["placeAddress"] = meeting.placeAddress ?? ""
+            arguments["placeName"] = edited.placeName ?? ""
+            arguments["placeAddress"] = edited.placeAddress ?? ""
         }
         return ChatSystemNote(kind: "meetingEdited", arguments: arguments)
     }

@@ -39,8 +39,21 @@ public struct MeetingEventPayload: Codable, Sendable, Equatable {
     public var invitationId: String?
     /// For edits: the fields that changed.
     public var changedFields: [String]?
+    /// For edits: the time and place as the edit left them (absent from edits recorded before
+    /// they were kept, whose readers look at the meeting as it is).
+    public var edited: EditedMeeting?
     /// The users to tell, never including the actor.
     public var recipients: [String]
+}
+
+/// A meeting's time and place as one edit left them: what the room's note of that edit says,
+/// however the meeting changes before the note is written.
+public struct EditedMeeting: Codable, Sendable, Equatable {
+    /// When the meeting ends, if it has an end.
+    public var endsAt: Date?
+    /// The place's name and address.
+    public var placeName: String?
+    public var placeAddress: String?
 }
 
 extension DomainEvent {
@@ -52,6 +65,8 @@ extension DomainEvent {
         try DomainEvent(kind, payload: MeetingEventPayload(
             meetingId: meeting.id, title: meeting.title, startsAt: meeting.startsAt, actorId: actor, userId: user,
             invitationId: invitationId, changedFields: changedFields,
+            edited: changedFields == nil ? nil
+                : EditedMeeting(endsAt: meeting.endsAt, placeName: meeting.placeName, placeAddress: meeting.placeAddress),
             recipients: recipients.filter { $0 != actor }))
     }
 }

@@ -25,6 +25,24 @@ import Testing
         #expect(try await Self.read(by: writer, fixture).appended.isEmpty)
     }
 
+    /// Two edits read in one pass (or after a restart) each tell the time they set, not the
+    /// meeting's time when the notes are written.
+    @Test func eachEditsNoteTellsTheTimeItSet() async throws {
+        let fixture = try MeetingFixture()
+        try fixture.users("ann")
+        let meeting = try await fixture.service.create(MeetingFixture.draft(title: "Hike"), by: "ann").id
+        let writer = ChatBatchWriter(pushDelay: 5, posters: ChatPosters(database: fixture.database),
+                                     audience: ChatPushAudience(database: fixture.database))
+        _ = try await Self.read(by: writer, fixture)
+        for hours in [48.0, 72.0] {
+            var edit = MeetingChanges()
+            edit.startsAt = MeetingFixture.time(hours: hours)
+            _ = try await fixture.service.update(meeting, with: edit, by: "ann")
+        }
+        let notes = try await Self.read(by: writer, fixture).appended.compactMap { $0.system?.arguments["startsAt"] }
+        #expect(notes == [48.0, 72.0].map { MeetingFixture.now.addingTimeInterval($0 * 3600).formatted(.iso8601) })
+    }
+
     /// The commit queue learns that this process recorded an event (a redaction through
     /// `/admin` among them) from the commit itself, before its next batch; other commits say
     /// nothing.
