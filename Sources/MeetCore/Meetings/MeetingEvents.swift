@@ -51,8 +51,9 @@ public struct MeetingEventPayload: Codable, Sendable, Equatable {
 public struct EditedMeeting: Codable, Sendable, Equatable {
     /// When the meeting ends, if it has an end.
     public var endsAt: Date?
-    /// The place's name and address.
+    /// The place's name.
     public var placeName: String?
+    /// The place's street address.
     public var placeAddress: String?
 }
 
