@@ -60,15 +60,22 @@ extension StompSession {
     /// read again from the last message written. A long absence replayed at once filled the
     /// outbound buffer past its limit, and the subscriber was dropped as a slow consumer, again
     /// on every try.
-    func catchUp(_ subscriptionId: String, _ plan: StompCatchUp, after position: Int64) -> EventLoopFuture<Void> {
-        eventLoop.makeFutureWithTask { try await plan.page(position) }
+    ///
+    /// `registered` is told once the first page is asked for: the session's later frames wait
+    /// only for that, not for the pages.
+    func catchUp(_ subscriptionId: String, serial: UInt64, _ plan: StompCatchUp, after position: Int64,
+                 registered: EventLoopPromise<Void>? = nil) -> EventLoopFuture<Void> {
+        let page = eventLoop.makeFutureWithTask { try await plan.page(position) }
+        registered?.succeed()
+        return page
             .hop(to: eventLoop)
             .flatMapError { failure in
-                self.removeSubscription(subscriptionId)
+                if self.subscriptions[subscriptionId]?.serial == serial { self.removeSubscription(subscriptionId) }
                 return self.eventLoop.makeFailedFuture(failure)
             }
             .flatMap { page in
-                guard case .connected = self.phase, let subscription = self.subscriptions[subscriptionId] else {
+                guard case .connected = self.phase, let subscription = self.subscriptions[subscriptionId],
+                      subscription.serial == serial else {
                     return self.eventLoop.makeSucceededVoidFuture()
                 }
                 guard let last = page.last else {
@@ -87,7 +94,7 @@ extension StompSession {
                 }
                 self.flush()
                 let after = next
-                return self.whenWritable().flatMap { self.catchUp(subscriptionId, plan, after: after) }
+                return self.whenWritable().flatMap { self.catchUp(subscriptionId, serial: serial, plan, after: after) }
             }
     }
 

@@ -12,6 +12,9 @@ struct Subscription {
     let destination: String
     let key: String
     let ack: StompAckMode
+    /// Tells this subscription from a later one with the same id (a catch-up still running
+    /// when its subscription was replaced must not feed the new one).
+    let serial: UInt64
     /// Delivered, unacknowledged message ids in delivery order (empty in `auto` mode).
     var pending = CircularBuffer<String>()
     /// Live messages held back while the subscription catches up (``StompCatchUp``); `nil`
@@ -49,7 +52,12 @@ extension StompSession {
         guard let key = broker.subscriptionKey(destination: destination, principal: principal) else {
             throw StompRefusal(code: "destination.unknown", message: "cannot subscribe to \(destination)")
         }
-        return broker.authorizer.authorize(.subscribe, destination: destination, principal: principal, on: eventLoop)
+        subscriptionSerial += 1
+        let serial = subscriptionSerial
+        // The session goes on with its later frames once the subscription is registered and
+        // confirmed; the RECEIPT still waits for the catch-up (``StompCatchUp``), however long.
+        let registered = eventLoop.makePromise(of: Void.self)
+        let answered = broker.authorizer.authorize(.subscribe, destination: destination, principal: principal, on: eventLoop)
             .hop(to: eventLoop)
             .flatMapThrowing { () -> StompCatchUp? in
                 try self.broker.application?.catchUp(destination: destination, headers: frame.headers, principal: principal)
@@ -63,7 +71,8 @@ extension StompSession {
                                                          userId: principal.userId), to: key)
                 // A topic's subscription keeps the registry's copy of its name, so that fan-out
                 // recognizes the message's destination by identity (``StompBroker/fanOut``).
-                var subscription = Subscription(destination: key == destination ? stored : destination, key: stored, ack: ack)
+                var subscription = Subscription(destination: key == destination ? stored : destination, key: stored, ack: ack,
+                                                serial: serial)
                 subscription.held = []
                 self.subscriptions[id] = subscription
                 // Asked only now that an ending of this access would find the subscription.
@@ -73,7 +82,7 @@ extension StompSession {
                         self.subscriptions[id]?.held = nil
                         return self.eventLoop.makeSucceededVoidFuture()
                     }
-                    return self.catchUp(id, plan, after: plan.after)
+                    return self.catchUp(id, serial: serial, plan, after: plan.after, registered: registered)
                 }
                 return confirmation.hop(to: self.eventLoop)
                     .flatMapError { refusal in
@@ -82,11 +91,15 @@ extension StompSession {
                         return self.eventLoop.makeFailedFuture(refusal)
                     }
                     .flatMap {
-                        guard self.subscriptions[id] != nil else { return self.eventLoop.makeSucceededVoidFuture() }
+                        guard self.subscriptions[id]?.serial == serial else { return self.eventLoop.makeSucceededVoidFuture() }
                         let plan = plan ?? .nothingMissed
-                        return self.catchUp(id, plan, after: plan.after)
+                        return self.catchUp(id, serial: serial, plan, after: plan.after, registered: registered)
                     }
             }
+        // Answered without a catch-up (refused, or live at once): the frames waited for it.
+        answered.whenComplete { _ in registered.succeed() }
+        releasesHoldEarly = registered.futureResult
+        return answered
     }
 
     func unsubscribe(_ frame: StompFrame, version: StompVersion) throws {

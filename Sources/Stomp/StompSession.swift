@@ -45,6 +45,14 @@ final class StompSession: @unchecked Sendable {
     var pendingAckCount = 0
     var transactions: [String: [StompFrame]] = [:]
     private var busy = false
+    /// Counts the frames that held the session's later ones (``handle(_:)``): a frame's answer
+    /// ends the hold only while it is still that frame's.
+    private var holdSerial: UInt64 = 0
+    /// Set by a frame whose answer comes after the session may go on (a SUBSCRIBE that catches
+    /// up): completes when the later frames may be handled.
+    var releasesHoldEarly: EventLoopFuture<Void>?
+    /// The last subscription's ``Subscription/serial``.
+    var subscriptionSerial: UInt64 = 0
     /// The session gave the event loop back in the middle of its input and resumes shortly.
     private var yielding = false
     private var draining = false
@@ -214,19 +222,34 @@ final class StompSession: @unchecked Sendable {
             failed(frame, error)
             return
         }
+        let early = releasesHoldEarly
+        releasesHoldEarly = nil
         guard let future else {
             completed(frame)
             return
         }
         busy = true
+        holdSerial += 1
+        let hold = holdSerial
+        early?.hop(to: eventLoop).whenComplete { _ in self.endHold(hold) }
         future.hop(to: eventLoop).whenComplete { result in
-            self.busy = false
             switch result {
             case .success: self.completed(frame)
             case .failure(let error): self.failed(frame, error)
             }
-            self.drain()
+            self.endHold(hold)
         }
+    }
+
+    /// Lets the session handle its next frames, if `hold` still holds them; else flushes what
+    /// the answer wrote (a SUBSCRIBE's late RECEIPT).
+    private func endHold(_ hold: UInt64) {
+        guard busy, holdSerial == hold else {
+            flush()
+            return
+        }
+        busy = false
+        drain()
     }
 
     /// Applies one frame; returns a future when the outcome is not known yet.

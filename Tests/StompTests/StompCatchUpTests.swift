@@ -66,6 +66,28 @@ import Testing
         try await server.close()
     }
 
+    /// The session's other frames do not wait for a long catch-up: a second SUBSCRIBE sent
+    /// right after it is answered while the first one's pages still wait for the reader, and
+    /// the first one's RECEIPT still comes once it has caught up.
+    @Test func aLongCatchUpDoesNotHoldTheSessionsOtherFrames() async throws {
+        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LongLogApplication())
+        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
+        let phone = try await RawConnection.open(port: server.localAddress!.port!)
+        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
+        _ = try await phone.read { $0.contains("CONNECTED") }
+        try await phone.channel.setOption(.autoRead, value: false).get()
+        try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:caught-up\n\n\0"
+                              + "SUBSCRIBE\nid:other\ndestination:/topic/other\nreceipt:other\n\n\0")
+        try await Task.sleep(for: .seconds(1))
+        try await phone.channel.setOption(.autoRead, value: true).get()
+        let received = try await phone.read { String(decoding: $0.utf8.suffix(64), as: UTF8.self).contains("receipt-id:caught-up") }
+        let other = try #require(received.range(of: "receipt-id:other"))
+        let caughtUp = try #require(received.range(of: "receipt-id:caught-up"))
+        #expect(other.lowerBound < caughtUp.lowerBound)
+        #expect(received.utf8.count(where: { $0 == 0 }) == Int(LongLogApplication.entries) + 2)
+        try await server.close()
+    }
+
     /// A broker serving ``LogApplication`` on a loopback port, and alice connected to it.
     static func aliceOnTheLog() async throws -> (StompBroker, any Channel, StompClient) {
         let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
