@@ -88,6 +88,33 @@ import Testing
         try await server.close()
     }
 
+    /// Since frames go on during a catch-up, the subscription can be replaced meanwhile (the
+    /// same id again): the first catch-up must stop, not feed the new one its pages.
+    @Test func aCatchUpEndsWhenItsSubscriptionIsReplaced() async throws {
+        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LongLogApplication())
+        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
+        let phone = try await RawConnection.open(port: server.localAddress!.port!)
+        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
+        _ = try await phone.read { $0.contains("CONNECTED") }
+        try await phone.channel.setOption(.autoRead, value: false).get()
+        try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:first\n\n\0"
+                              + "UNSUBSCRIBE\nid:long\nreceipt:gone\n\n\0"
+                              + "SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:500\nreceipt:again\n\n\0")
+        try await Task.sleep(for: .seconds(1))
+        try await phone.channel.setOption(.autoRead, value: true).get()
+        let received = try await phone.read {
+            let tail = String(decoding: $0.utf8.suffix(64), as: UTF8.self)
+            return tail.contains("receipt-id:again") || tail.contains("receipt-id:first")
+        }
+        // Everything after the UNSUBSCRIBE's receipt, the two RECEIPTs aside, is the new catch-up.
+        let after = try #require(received.range(of: "receipt-id:gone")).upperBound
+        let seqs = received[after...].components(separatedBy: "\0").compactMap { frame in
+            frame.split(separator: "\n").first { $0.hasPrefix("seq:") }.map { String($0.dropFirst(4)) }
+        }
+        #expect(seqs == (501...512).map(String.init))
+        try await server.close()
+    }
+
     /// A broker serving ``LogApplication`` on a loopback port, and alice connected to it.
     static func aliceOnTheLog() async throws -> (StompBroker, any Channel, StompClient) {
         let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
