@@ -79,8 +79,7 @@ extension StompSession {
                     return self.eventLoop.makeSucceededVoidFuture()
                 }
                 guard let last = page.last else {
-                    self.goLive(subscriptionId, positionHeader: plan.positionHeader, after: position)
-                    return self.eventLoop.makeSucceededVoidFuture()
+                    return self.goLive(subscriptionId, serial: serial, positionHeader: plan.positionHeader, after: position)
                 }
                 var next = max(position, last.position)
                 for missed in page where missed.position > position {
@@ -98,18 +97,38 @@ extension StompSession {
             }
     }
 
-    /// Releases the live messages held during catch-up, skipping those the pages delivered.
-    private func goLive(_ subscriptionId: String, positionHeader: String, after position: Int64) {
-        guard var subscription = subscriptions[subscriptionId], let held = subscription.held else { return }
-        subscription.held = nil
-        if !positionHeader.isEmpty {
-            subscription.caughtUpThrough = (positionHeader, position)
-        }
-        subscriptions[subscriptionId] = subscription
-        for message in held where (message.headers[positionHeader].flatMap { Int64($0) } ?? .max) > position {
+    /// Releases the live messages held during catch-up, skipping those the pages delivered, at
+    /// the pace the subscriber reads, as the pages go (a busy room held more than the outbound
+    /// limit while a slow link caught up), then turns the subscription live. Messages published
+    /// meanwhile join the held ones, in order.
+    private func goLive(_ subscriptionId: String, serial: UInt64, positionHeader: String, after position: Int64,
+                        deliveredNewer: Bool = false) -> EventLoopFuture<Void> {
+        guard case .connected = phase, let subscription = subscriptions[subscriptionId], subscription.serial == serial,
+              let held = subscription.held else { return eventLoop.makeSucceededVoidFuture() }
+        var released = 0
+        var deliveredNewer = deliveredNewer
+        for message in held {
+            guard !isBehind else { break }
+            released += 1
+            guard (message.headers[positionHeader].flatMap { Int64($0) } ?? .max) > position else { continue }
+            deliveredNewer = true
             var cache = StompMessageEncodingCache(message: message, allocator: allocator)
-            _ = deliver(message, subscriptionId: subscriptionId, cache: &cache)
+            _ = deliver(message, subscriptionId: subscriptionId, cache: &cache, evenWhileCatchingUp: true)
         }
+        subscriptions[subscriptionId]?.held?.removeFirst(released)
         flush()
+        guard subscriptions[subscriptionId]?.held?.isEmpty == true else {
+            let newer = deliveredNewer
+            return whenWritable().flatMap {
+                self.goLive(subscriptionId, serial: serial, positionHeader: positionHeader, after: position, deliveredNewer: newer)
+            }
+        }
+        subscriptions[subscriptionId]?.held = nil
+        // Once a newer message is out, nothing older can follow (published in commit order);
+        // until then, one committed before the last page but published late is dropped.
+        if !positionHeader.isEmpty, !deliveredNewer {
+            subscriptions[subscriptionId]?.caughtUpThrough = (positionHeader, position)
+        }
+        return eventLoop.makeSucceededVoidFuture()
     }
 }

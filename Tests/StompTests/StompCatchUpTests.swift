@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 import Testing
 @testable import Stomp
 
@@ -63,6 +64,59 @@ import Testing
         #expect(!received.contains("ERROR"))
         #expect(received.utf8.count(where: { $0 == 0 }) == Int(LongLogApplication.entries) + 1)  // the MESSAGEs and the RECEIPT
         #expect(received.contains("seq:\(LongLogApplication.entries)\n"))
+        try await server.close()
+    }
+
+    /// `/topic/gated` has one entry stored, whose page is read only once the gate opens.
+    struct GatedLogApplication: StompApplication {
+        let gate: Gate
+
+        final class Gate: Sendable {
+            let isOpen = Atomic<Bool>(false)
+        }
+
+        func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
+            eventLoop.makeSucceededVoidFuture()
+        }
+
+        func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
+            guard destination == "/topic/gated", let since = headers["since-seq"].flatMap({ Int64($0) }) else { return nil }
+            return StompCatchUp(positionHeader: "seq", after: since) { [gate] after in
+                while !gate.isOpen.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(10)) }
+                return after < 1 ? [StompCatchUp.Message(headers: ["seq": "1"], body: ByteBuffer(string: "entry 1"), position: 1)] : []
+            }
+        }
+    }
+
+    /// A busy room goes on while a phone catches up: the live messages held meanwhile (here
+    /// 8 MiB, published while its one page is read) are released at the reader's pace too,
+    /// not all at once past the outbound limit while the phone is not reading.
+    @Test func theLiveMessagesHeldDuringACatchUpFollowAtTheReadersPace() async throws {
+        let gate = GatedLogApplication.Gate()
+        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(),
+                                 application: GatedLogApplication(gate: gate))
+        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
+        let phone = try await RawConnection.open(port: server.localAddress!.port!)
+        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
+        _ = try await phone.read { $0.contains("CONNECTED") }
+        try await phone.channel.setOption(.autoRead, value: false).get()
+        try await phone.write("SUBSCRIBE\nid:gated\ndestination:/topic/gated\nsince-seq:0\nreceipt:caught-up\n\n\0")
+        let deadline = ContinuousClock.now + BrokerFixture.patience
+        while broker.subscriberCount(of: "/topic/gated") == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let live = 512
+        for seq in 2...(live + 1) {
+            broker.publish(to: "/topic/gated", headers: ["seq": String(seq)], body: ByteBuffer(repeating: UInt8(ascii: "y"), count: 16 << 10))
+        }
+        gate.isOpen.store(true, ordering: .relaxed)
+        // Time for the server to write all it would while the phone does not read.
+        try await Task.sleep(for: .seconds(1))
+        try await phone.channel.setOption(.autoRead, value: true).get()
+        // The RECEIPT follows the last held message.
+        let received = try await phone.read { String(decoding: $0.utf8.suffix(64), as: UTF8.self).contains("receipt-id:caught-up") }
+        #expect(!received.contains("ERROR"))
+        #expect(received.utf8.count(where: { $0 == 0 }) == 1 + live + 1)  // the page, the held ones, the RECEIPT
         try await server.close()
     }
 
