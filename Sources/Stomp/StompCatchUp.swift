@@ -30,7 +30,7 @@ public struct StompCatchUp: Sendable {
     /// Where the subscriber stands: it wants the messages after this position.
     public var after: Int64
     /// The next page of messages after a position, oldest first; empty once caught up. Read off
-    /// the event loop; a page should be small, so the session's other frames are not held long.
+    /// the event loop; a page should be small, so that the reader's pace can be kept between pages.
     public var page: @Sendable (_ after: Int64) async throws -> [Message]
 
     /// Creates a catch-up plan.
@@ -70,7 +70,10 @@ extension StompSession {
         return page
             .hop(to: eventLoop)
             .flatMapError { failure in
-                if self.subscriptions[subscriptionId]?.serial == serial { self.removeSubscription(subscriptionId) }
+                // A catch-up whose subscription was replaced meanwhile fails quietly: the refusal
+                // would name the new one's id.
+                guard self.subscriptions[subscriptionId]?.serial == serial else { return self.eventLoop.makeSucceededFuture([]) }
+                self.removeSubscription(subscriptionId)
                 return self.eventLoop.makeFailedFuture(failure)
             }
             .flatMap { page in

@@ -96,7 +96,8 @@ extension StompSession {
                         return self.catchUp(id, serial: serial, plan, after: plan.after, registered: registered)
                     }
             }
-        // Answered without a catch-up (refused, or live at once): the frames waited for it.
+        // Answered without a catch-up (refused, or live at once): the later frames go on only
+        // after the answer (``handle(_:)`` ends the hold after its own callback).
         answered.whenComplete { _ in registered.succeed() }
         releasesHoldEarly = registered.futureResult
         return answered

@@ -9,7 +9,8 @@ import WebSocket
 /// Frames are processed strictly in order. A frame whose handling is asynchronous (authentication,
 /// authorization, an application handler) holds the frames behind it until it completes, so a
 /// RECEIPT always follows the effect it confirms; the transport stops reading meanwhile once
-/// ``readAheadBytes`` wait undecoded (at once before CONNECTED).
+/// ``readAheadBytes`` wait undecoded (at once before CONNECTED). A SUBSCRIBE that catches up
+/// holds them only until its subscription is in place; its RECEIPT comes once it has caught up.
 final class StompSession: @unchecked Sendable {
     /// Where the session stands.
     enum Phase {
@@ -231,7 +232,9 @@ final class StompSession: @unchecked Sendable {
         busy = true
         holdSerial += 1
         let hold = holdSerial
-        early?.hop(to: eventLoop).whenComplete { _ in self.endHold(hold) }
+        // Later than the answer's own callback, when both come at once: a SUBSCRIBE answered
+        // without a catch-up is answered before the next frames run.
+        early?.hop(to: eventLoop).whenComplete { _ in self.eventLoop.execute { self.endHold(hold) } }
         future.hop(to: eventLoop).whenComplete { result in
             switch result {
             case .success: self.completed(frame)
@@ -321,7 +324,6 @@ final class StompSession: @unchecked Sendable {
     /// Leaves the broker: no more deliveries, frames or timers. Idempotent.
     private func stop() {
         behind.store(false, ordering: .relaxed)
-        resumeWritableWaiters()
         if case .connected(_, let principal) = phase {
             broker.metrics.sessions.decrement()
             broker.signedIn.withLock { $0.remove(self, userId: principal.userId) }
@@ -334,6 +336,8 @@ final class StompSession: @unchecked Sendable {
             broker.unsubscribe(self, subscriptionId: id, from: subscription.key)
         }
         subscriptions = [:]
+        // Only now: a catch-up woken earlier would still find its subscription and write to it.
+        resumeWritableWaiters()
         pendingAckCount = 0
         transactions = [:]
         inbound = ByteBuffer()

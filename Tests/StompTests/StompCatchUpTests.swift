@@ -169,6 +169,24 @@ import Testing
         try await server.close()
     }
 
+    /// A SUBSCRIBE answered without a catch-up (here refused, after an asynchronous check) is
+    /// answered before the frames after it run: a DISCONNECT sent with it must not close the
+    /// session before the refusal is written.
+    @Test func aSubscribeAnsweredWithoutACatchUpIsAnsweredBeforeTheNextFrame() async throws {
+        let fixture = try await BrokerFixture.start()
+        let phone = try await RawConnection.open(port: fixture.port)
+        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0"
+                              + "SUBSCRIBE\nid:errors\ndestination:/user/queue/errors\nreceipt:e\n\n\0")
+        _ = try await phone.read { $0.contains("receipt-id:e") }
+        try await phone.write("SUBSCRIBE\nid:no\ndestination:/topic/forbidden\nreceipt:refused\n\n\0"
+                              + "DISCONNECT\nreceipt:bye\n\n\0")
+        let received = try await phone.readUntilClosed()
+        let refused = try #require(received.range(of: "receipt-id:refused"))
+        let bye = try #require(received.range(of: "receipt-id:bye"))
+        #expect(refused.lowerBound < bye.lowerBound)
+        await fixture.stop()
+    }
+
     /// A broker serving ``LogApplication`` on a loopback port, and alice connected to it.
     static func aliceOnTheLog() async throws -> (StompBroker, any Channel, StompClient) {
         let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
