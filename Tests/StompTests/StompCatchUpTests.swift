@@ -48,19 +48,11 @@ import Testing
     /// A phone back from a long absence on a slow link: the replay waits for it to read rather
     /// than dropping it as a slow consumer, which it would be again on every try.
     @Test func aLongCatchUpGoesAtThePaceTheSubscriberReads() async throws {
-        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LongLogApplication())
-        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
-        let phone = try await RawConnection.open(port: server.localAddress!.port!)
-        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
-        _ = try await phone.read { $0.contains("CONNECTED") }
-        try await phone.channel.setOption(.autoRead, value: false).get()
+        let (_, server, phone) = try await Self.stalledPhone(serving: LongLogApplication())
         try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:caught-up\n\n\0")
         // Time for the server to write all it would: without waiting for the reader, it passed
         // the limit and closed the session with an ERROR.
-        try await Task.sleep(for: .seconds(1))
-        try await phone.channel.setOption(.autoRead, value: true).get()
-        // Only the end is looked at while 8 MiB come in; the connection closing ends the read too.
-        let received = try await phone.read { String(decoding: $0.utf8.suffix(64), as: UTF8.self).contains("receipt-id:caught-up") }
+        let received = try await Self.readAfterAPause(phone, until: "caught-up")
         #expect(!received.contains("ERROR"))
         #expect(received.utf8.count(where: { $0 == 0 }) == Int(LongLogApplication.entries) + 1)  // the MESSAGEs and the RECEIPT
         #expect(received.contains("seq:\(LongLogApplication.entries)\n"))
@@ -93,13 +85,7 @@ import Testing
     /// not all at once past the outbound limit while the phone is not reading.
     @Test func theLiveMessagesHeldDuringACatchUpFollowAtTheReadersPace() async throws {
         let gate = GatedLogApplication.Gate()
-        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(),
-                                 application: GatedLogApplication(gate: gate))
-        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
-        let phone = try await RawConnection.open(port: server.localAddress!.port!)
-        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
-        _ = try await phone.read { $0.contains("CONNECTED") }
-        try await phone.channel.setOption(.autoRead, value: false).get()
+        let (broker, server, phone) = try await Self.stalledPhone(serving: GatedLogApplication(gate: gate))
         try await phone.write("SUBSCRIBE\nid:gated\ndestination:/topic/gated\nsince-seq:0\nreceipt:caught-up\n\n\0")
         let deadline = ContinuousClock.now + BrokerFixture.patience
         while broker.subscriberCount(of: "/topic/gated") == 0, ContinuousClock.now < deadline {
@@ -110,11 +96,8 @@ import Testing
             broker.publish(to: "/topic/gated", headers: ["seq": String(seq)], body: ByteBuffer(repeating: UInt8(ascii: "y"), count: 16 << 10))
         }
         gate.isOpen.store(true, ordering: .relaxed)
-        // Time for the server to write all it would while the phone does not read.
-        try await Task.sleep(for: .seconds(1))
-        try await phone.channel.setOption(.autoRead, value: true).get()
         // The RECEIPT follows the last held message.
-        let received = try await phone.read { String(decoding: $0.utf8.suffix(64), as: UTF8.self).contains("receipt-id:caught-up") }
+        let received = try await Self.readAfterAPause(phone, until: "caught-up")
         #expect(!received.contains("ERROR"))
         #expect(received.utf8.count(where: { $0 == 0 }) == 1 + live + 1)  // the page, the held ones, the RECEIPT
         try await server.close()
@@ -124,17 +107,10 @@ import Testing
     /// right after it is answered while the first one's pages still wait for the reader, and
     /// the first one's RECEIPT still comes once it has caught up.
     @Test func aLongCatchUpDoesNotHoldTheSessionsOtherFrames() async throws {
-        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LongLogApplication())
-        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
-        let phone = try await RawConnection.open(port: server.localAddress!.port!)
-        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
-        _ = try await phone.read { $0.contains("CONNECTED") }
-        try await phone.channel.setOption(.autoRead, value: false).get()
+        let (_, server, phone) = try await Self.stalledPhone(serving: LongLogApplication())
         try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:caught-up\n\n\0"
                               + "SUBSCRIBE\nid:other\ndestination:/topic/other\nreceipt:other\n\n\0")
-        try await Task.sleep(for: .seconds(1))
-        try await phone.channel.setOption(.autoRead, value: true).get()
-        let received = try await phone.read { String(decoding: $0.utf8.suffix(64), as: UTF8.self).contains("receipt-id:caught-up") }
+        let received = try await Self.readAfterAPause(phone, until: "caught-up")
         let other = try #require(received.range(of: "receipt-id:other"))
         let caughtUp = try #require(received.range(of: "receipt-id:caught-up"))
         #expect(other.lowerBound < caughtUp.lowerBound)
@@ -145,21 +121,11 @@ import Testing
     /// Since frames go on during a catch-up, the subscription can be replaced meanwhile (the
     /// same id again): the first catch-up must stop, not feed the new one its pages.
     @Test func aCatchUpEndsWhenItsSubscriptionIsReplaced() async throws {
-        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LongLogApplication())
-        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
-        let phone = try await RawConnection.open(port: server.localAddress!.port!)
-        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
-        _ = try await phone.read { $0.contains("CONNECTED") }
-        try await phone.channel.setOption(.autoRead, value: false).get()
+        let (_, server, phone) = try await Self.stalledPhone(serving: LongLogApplication())
         try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:first\n\n\0"
                               + "UNSUBSCRIBE\nid:long\nreceipt:gone\n\n\0"
                               + "SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:500\nreceipt:again\n\n\0")
-        try await Task.sleep(for: .seconds(1))
-        try await phone.channel.setOption(.autoRead, value: true).get()
-        let received = try await phone.read {
-            let tail = String(decoding: $0.utf8.suffix(64), as: UTF8.self)
-            return tail.contains("receipt-id:again") || tail.contains("receipt-id:first")
-        }
+        let received = try await Self.readAfterAPause(phone, until: "again", "first")
         // Everything after the UNSUBSCRIBE's receipt, the two RECEIPTs aside, is the new catch-up.
         let after = try #require(received.range(of: "receipt-id:gone")).upperBound
         let seqs = received[after...].components(separatedBy: "\0").compactMap { frame in
@@ -185,6 +151,30 @@ import Testing
         let bye = try #require(received.range(of: "receipt-id:bye"))
         #expect(refused.lowerBound < bye.lowerBound)
         await fixture.stop()
+    }
+
+    /// A broker serving `application` on a loopback port, and a phone connected to it over a
+    /// bare socket that has stopped reading (a slow link).
+    static func stalledPhone(serving application: some StompApplication) async throws -> (StompBroker, any Channel, RawConnection) {
+        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: application)
+        let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
+        let phone = try await RawConnection.open(port: server.localAddress!.port!)
+        try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
+        _ = try await phone.read { $0.contains("CONNECTED") }
+        try await phone.channel.setOption(.autoRead, value: false).get()
+        return (broker, server, phone)
+    }
+
+    /// Leaves the server a second to write all it would to the stalled `phone`, then reads until
+    /// one of the RECEIPTs `receiptIds` ends what came (or the connection closes). Only the end
+    /// is looked at while megabytes come in.
+    static func readAfterAPause(_ phone: RawConnection, until receiptIds: String...) async throws -> String {
+        try await Task.sleep(for: .seconds(1))
+        try await phone.channel.setOption(.autoRead, value: true).get()
+        return try await phone.read { received in
+            let tail = String(decoding: received.utf8.suffix(64), as: UTF8.self)
+            return receiptIds.contains { tail.contains("receipt-id:\($0)") }
+        }
     }
 
     /// A broker serving ``LogApplication`` on a loopback port, and alice connected to it.
