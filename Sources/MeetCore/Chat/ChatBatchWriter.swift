@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// One write to the rooms, queued for group commit (``ChatCommitQueue``).
 enum ChatWrite: Sendable {
@@ -44,6 +45,14 @@ struct ChatBatchWriter: Sendable {
     let posters: ChatPosters
     /// Who would get a room's pushes, kept between batches.
     let audience: ChatPushAudience
+    /// Set when a batch that was to read the domain events first failed as a whole: the
+    /// signals that asked for it (``ChatPosters/catchUp(in:)``'s and `eventsRecorded`) are
+    /// spent, and the events' reading was rolled back with the batch.
+    private let eventsLeftUnread = EventsLeftUnread()
+
+    private final class EventsLeftUnread: Sendable {
+        let isSet = Atomic<Bool>(false)
+    }
 
     /// What the batch's plain posts share: who waits for a push, and the seqs they took.
     private struct Shared {
@@ -67,9 +76,11 @@ struct ChatBatchWriter: Sendable {
     /// Writes `writes` on the writer's connection `db` (on its queue: ``ChatCommitQueue``),
     /// and returns once they are committed, or every one's failure. The domain events waiting
     /// are read first when another connection committed since the last batch (the admin CLI)
-    /// or `eventsRecorded` says this process recorded one (``readEvents(in:)``).
+    /// or `eventsRecorded` says this process recorded one (``readEvents(in:)``), and after a
+    /// batch that was to read them failed as a whole.
     func write(_ writes: [ChatWrite], eventsRecorded: Bool = false, in db: Database) -> ChatBatchWritten {
         var events = ChatWritten()
+        var readsEvents = eventsRecorded || eventsLeftUnread.isSet.exchange(false, ordering: .relaxed)
         do {
             // WAL with FULL syncs the log at every commit: what was answered survives a
             // power loss. The rest of the app keeps NORMAL (AppDatabase).
@@ -83,7 +94,8 @@ struct ChatBatchWriter: Sendable {
                 let otherConnectionCommitted = try posters.catchUp(in: db)
                 if otherConnectionCommitted { audience.forget() }
                 generation = audience.generation
-                if otherConnectionCommitted || eventsRecorded {
+                readsEvents = readsEvents || otherConnectionCommitted
+                if readsEvents {
                     events = readEvents(in: db)
                     try Self.requireTransaction(db)
                 }
@@ -125,6 +137,7 @@ struct ChatBatchWriter: Sendable {
             audience.keep(shared.waiting.read, readSince: generation)
             return ChatBatchWritten(events: events, outcomes: outcomes)
         } catch {
+            if readsEvents { eventsLeftUnread.isSet.store(true, ordering: .relaxed) }
             return ChatBatchWritten(outcomes: writes.map { _ in .failure(error) })
         }
     }

@@ -56,6 +56,36 @@ import Testing
             return try await fixture.database.writer.writeWithoutTransaction { db in writer.write(writes, in: db) }
         }
 
+        /// A moderator's redaction of `messageId`, outside the group commit: by the admin CLI
+        /// (another connection), or by this process's `/admin` routes.
+        func redact(_ messageId: String, byAnotherConnection: Bool) async throws {
+            if byAnotherConnection {
+                let other = try DatabaseQueue(path: fixture.folder.url.appendingPathComponent("db.sqlite").path)
+                try await other.write { db in
+                    _ = try ChatModeration.redact(messageId: messageId, by: "cli:mod", at: MeetingFixture.now, in: db)
+                }
+            } else {
+                try await ModerationService(database: fixture.database, now: { MeetingFixture.now })
+                    .redactMessage(messageId, reason: "spam", by: .user("ann"))
+            }
+        }
+
+        /// SQLite rolls back the transaction of any batch storing the text "full", as it may on
+        /// a full disk, an I/O error or no memory (a trigger on the writer's connection, until
+        /// ``freeTheDisk()``).
+        func fillTheDisk() async throws {
+            try await fixture.database.writer.write { db in
+                try db.execute(sql: """
+                    CREATE TEMP TRIGGER diskFull BEFORE INSERT ON main.chatMessage WHEN NEW.text = 'full'
+                    BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END
+                    """)
+            }
+        }
+
+        func freeTheDisk() async throws {
+            try await fixture.database.writer.write { db in try db.execute(sql: "DROP TRIGGER temp.diskFull") }
+        }
+
         /// Whether the writer keeps `sender` as a poster to the room of `open`.
         func isKept(_ sender: String) -> Bool {
             writer.posters.poster(ChatPosters.Key(meetingId: open, senderId: sender)) != nil
@@ -300,26 +330,20 @@ import Testing
         #expect(try await rooms.stored(in: rooms.open).rows == ["1 bob 1 hi", "2 bob 2 hi"])
     }
 
-    /// Another process's commit (the admin CLI) is seen by the next batch, kept posters or not.
     /// SQLite may roll a whole transaction back on an error (a full disk, an I/O error, no
     /// memory): the posts after it must not be written on their own, outside the batch, where
     /// they would take seqs above the room's stored last one. A trigger that rolls back stands in
-    /// for the disk, and only in this test.
+    /// for the disk (``Rooms/fillTheDisk()``).
     @Test func aBatchWhoseTransactionSQLiteRolledBackStoresNothing() async throws {
         let rooms = try await Rooms()
         #expect(try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")]).map(Self.code) == ["new 1", "new 2"])
-        try await rooms.fixture.database.writer.write { db in
-            try db.execute(sql: """
-                CREATE TEMP TRIGGER diskFull BEFORE INSERT ON main.chatMessage WHEN NEW.text = 'full'
-                BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END
-                """)
-        }
+        try await rooms.fillTheDisk()
         let outcomes = try await rooms.write([rooms.post("bob", "2"), rooms.post("cat", "2", text: "full"), rooms.post("bob", "3")])
         #expect(outcomes.allSatisfy { if case .failure = $0 { true } else { false } })
         #expect(try await rooms.stored(in: rooms.open).rows == ["1 bob 1 hi", "2 cat 1 hi"])
         #expect(try await rooms.stored(in: rooms.open).lastSeq == 2)
 
-        try await rooms.fixture.database.writer.write { db in try db.execute(sql: "DROP TRIGGER temp.diskFull") }
+        try await rooms.freeTheDisk()
         #expect(try await rooms.write([rooms.post("bob", "3"), rooms.post("cat", "2")]).map(Self.code) == ["new 3", "new 4"])
     }
 
@@ -330,10 +354,7 @@ import Testing
         let rooms = try await Rooms()
         let posted = try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")])
         let target = try #require(try posted[0].get().posted?.message.id)
-        let other = try DatabaseQueue(path: rooms.fixture.folder.url.appendingPathComponent("db.sqlite").path)
-        try await other.write { db in
-            _ = try ChatModeration.redact(messageId: target, by: "cli:mod", at: MeetingFixture.now, in: db)
-        }
+        try await rooms.redact(target, byAnotherConnection: true)
         let batch = try await rooms.batch([rooms.post("bob", "2")])
         #expect(batch.events.appended.map { "\($0.seq) \($0.type.rawValue)" } == ["3 deleted"])
         #expect(batch.outcomes.map(Self.code) == ["new 4"])
@@ -345,8 +366,7 @@ import Testing
         let rooms = try await Rooms()
         let posted = try await rooms.write([rooms.post("bob", "1")])
         let target = try #require(try posted[0].get().posted?.message.id)
-        try await ModerationService(database: rooms.fixture.database, now: { MeetingFixture.now })
-            .redactMessage(target, reason: "spam", by: .user("ann"))
+        try await rooms.redact(target, byAnotherConnection: false)
         let writer = rooms.writer
         let batch = try await rooms.fixture.database.writer.writeWithoutTransaction { db in
             writer.write([rooms.post("cat", "1")], eventsRecorded: true, in: db)
@@ -355,6 +375,29 @@ import Testing
         #expect(batch.outcomes.map(Self.code) == ["new 3"])
     }
 
+    /// A batch that was to read the events first and failed as a whole (SQLite rolled it back)
+    /// spent what asked for it, another connection's commit or this process's flag: the next
+    /// batch still reads them first, or the redaction would be announced after its posts.
+    @Test(arguments: [true, false]) func aRedactionStaysFirstAfterABatchThatFailedWhole(byAnotherConnection: Bool) async throws {
+        let rooms = try await Rooms()
+        let posted = try await rooms.write([rooms.post("bob", "1")])
+        let target = try #require(try posted[0].get().posted?.message.id)
+        try await rooms.redact(target, byAnotherConnection: byAnotherConnection)
+        let writer = rooms.writer
+        try await rooms.fillTheDisk()
+        let failed = try await rooms.fixture.database.writer.writeWithoutTransaction { db in
+            writer.write([rooms.post("cat", "1", text: "full")], eventsRecorded: !byAnotherConnection, in: db)
+        }
+        #expect(failed.events.appended.isEmpty)
+        #expect(failed.outcomes.map(Self.code).allSatisfy { $0.hasPrefix("unexpected") })
+        try await rooms.freeTheDisk()
+
+        let batch = try await rooms.batch([rooms.post("cat", "1")])
+        #expect(batch.events.appended.map { "\($0.seq) \($0.type.rawValue)" } == ["2 deleted"])
+        #expect(batch.outcomes.map(Self.code) == ["new 3"])
+    }
+
+    /// Another process's commit (the admin CLI) is seen by the next batch, kept posters or not.
     @Test func keptPostersFollowAnotherConnectionsCommits() async throws {
         let rooms = try await Rooms()
         #expect(try await rooms.write([rooms.post("bob", "1"), rooms.post("cat", "1")]).map(Self.code) == ["new 1", "new 2"])
