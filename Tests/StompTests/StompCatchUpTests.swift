@@ -59,12 +59,15 @@ import Testing
         try await server.close()
     }
 
-    /// `/topic/gated` has one entry stored, whose page is read only once the gate opens.
+    /// `/topic/gated` has one entry stored, whose page is read only once the gate opens (or
+    /// then fails, if `refusesPage`).
     struct GatedLogApplication: StompApplication {
         let gate: Gate
+        var refusesPage = false
 
         final class Gate: Sendable {
             let isOpen = Atomic<Bool>(false)
+            let pageFailed = Atomic<Bool>(false)
         }
 
         func receive(_ message: StompApplicationMessage, broker: StompBroker, on eventLoop: any EventLoop) -> EventLoopFuture<Void> {
@@ -73,8 +76,12 @@ import Testing
 
         func catchUp(destination: String, headers: StompHeaders, principal: StompPrincipal) throws -> StompCatchUp? {
             guard destination == "/topic/gated", let since = headers["since-seq"].flatMap({ Int64($0) }) else { return nil }
-            return StompCatchUp(positionHeader: "seq", after: since) { [gate] after in
+            return StompCatchUp(positionHeader: "seq", after: since) { [gate, refusesPage] after in
                 while !gate.isOpen.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(10)) }
+                if refusesPage {
+                    gate.pageFailed.store(true, ordering: .relaxed)
+                    throw StompRefusal(code: "request.invalidFields", message: "since-seq: field.outOfRange")
+                }
                 return after < 1 ? [StompCatchUp.Message(headers: ["seq": "1"], body: ByteBuffer(string: "entry 1"), position: 1)] : []
             }
         }
@@ -135,6 +142,29 @@ import Testing
         try await server.close()
     }
 
+    /// The same when the replaced catch-up's page then fails: it ends quietly, and the refusal
+    /// does not end the new subscription (the same id), which hears the live messages.
+    @Test func aReplacedCatchUpsFailedPageLeavesTheNewSubscription() async throws {
+        let gate = GatedLogApplication.Gate()
+        let (broker, server, alice) = try await Self.aliceOnTheLog(serving: GatedLogApplication(gate: gate, refusesPage: true))
+        _ = try await alice.sendAwaitingReceipt(StompFrame(.subscribe, headers: ["id": "errors", "destination": "/user/queue/errors"]))
+        try await alice.send(StompFrame(.subscribe, headers: ["id": "gated", "destination": "/topic/gated", "since-seq": "0"]))
+        try await alice.send(StompFrame(.unsubscribe, headers: ["id": "gated"]))
+        _ = try await alice.sendAwaitingReceipt(StompFrame(.subscribe, headers: ["id": "gated", "destination": "/topic/gated"]))
+        gate.isOpen.store(true, ordering: .relaxed)
+        let deadline = ContinuousClock.now + BrokerFixture.patience
+        while !gate.pageFailed.load(ordering: .relaxed), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        // The failure reaches the session's event loop right after the page's task ends.
+        try await Task.sleep(for: .milliseconds(200))
+        broker.publish(to: "/topic/gated", headers: ["seq": "2"], body: ByteBuffer(string: "live"))
+        let next = try #require(try await alice.next())
+        #expect(next.text == "live" && next.headers["subscription"] == "gated")
+        await alice.close()
+        try await server.close()
+    }
+
     /// A SUBSCRIBE answered without a catch-up (here refused, after an asynchronous check) is
     /// answered before the frames after it run: a DISCONNECT sent with it must not close the
     /// session before the refusal is written.
@@ -177,9 +207,10 @@ import Testing
         }
     }
 
-    /// A broker serving ``LogApplication`` on a loopback port, and alice connected to it.
-    static func aliceOnTheLog() async throws -> (StompBroker, any Channel, StompClient) {
-        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: LogApplication())
+    /// A broker serving `application` (``LogApplication`` unless given) on a loopback port, and
+    /// alice connected to it.
+    static func aliceOnTheLog(serving application: any StompApplication = LogApplication()) async throws -> (StompBroker, any Channel, StompClient) {
+        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: application)
         let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
         let alice = try await StompClient.connect(
             host: "127.0.0.1", port: server.localAddress!.port!, headers: ["accept-version": "1.2", "host": "localhost", "passcode": "token-alice"],
