@@ -10,6 +10,21 @@ enum ChatWrite: Sendable {
     case change(ChatChange)
     /// A pass over the domain-event log (``ChatEvents``).
     case events
+    /// A post over the rate limit that the pool found no original for, looked up again after
+    /// the writes queued before it (``ChatService/repeated(_:by:in:over:mayPost:)``).
+    case resend(ChatResend)
+}
+
+/// A re-send to look up on the writer: its original may have been queued before it and not
+/// committed yet when the pool was read (a phone that reconnected while waiting for its
+/// RECEIPT). Answered with the original, else refused with `refusal`.
+struct ChatResend: Sendable {
+    var draft: ChatDraft
+    var senderId: String
+    var roomId: String
+    var refusal: MeetError
+    /// Whether the sender may still post to the room (a member, a friend).
+    var mayPost: @Sendable (Database) throws -> Bool
 }
 
 /// What one write did: the rows it appended and the members who left rooms, announced after
@@ -240,6 +255,11 @@ struct ChatBatchWriter: Sendable {
             return ChatWritten(appended: try change.apply(in: db).map { [$0] } ?? [])
         case .events:
             return try ChatEvents.consume(in: db)
+        case .resend(let resend):
+            guard try resend.mayPost(db), let original = try ChatRoomLog.repeated(resend.draft, by: resend.senderId, in: resend.roomId, db) else {
+                throw resend.refusal
+            }
+            return ChatWritten(posted: .init(message: original, isRepeat: true))
         }
     }
 

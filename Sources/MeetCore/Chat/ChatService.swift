@@ -165,14 +165,20 @@ public final class ChatService: Sendable {
     /// Answers a post over the rate limit with the message it repeats, when `senderId` stored
     /// one with its `clientMessageId` in `roomId` and `mayPost` still holds, else `refusal`: a
     /// client re-sends freely after a lost connection, and a re-send stores nothing. Read from
-    /// the pool rather than queued for the writer, so a flood of refused posts delays no commit.
+    /// the pool first, so that a re-send of a stored post delays no commit; one the pool does
+    /// not find is looked up again on the writer, after the posts queued before it, as its
+    /// original may be one of them (a re-send of a post still waiting for its RECEIPT). Either
+    /// way within ``resends``, so a flood of refused posts cannot keep the writer busy.
     func repeated(_ draft: ChatDraft, by senderId: String, in roomId: String, over refusal: MeetError,
                   mayPost: @escaping @Sendable (Database) throws -> Bool) async -> Result<Posted, any Error> {
         do {
-            let earlier = try await database.reader.read { db in
-                try mayPost(db) ? ChatRoomLog.repeated(draft, by: senderId, in: roomId, db) : nil
+            let (allowed, earlier) = try await database.reader.read { db in
+                try mayPost(db) ? (true, ChatRoomLog.repeated(draft, by: senderId, in: roomId, db)) : (false, nil)
             }
-            return earlier.map { .success(Posted(message: $0, isRepeat: true)) } ?? .failure(refusal)
+            guard allowed else { return .failure(refusal) }
+            if let earlier { return .success(Posted(message: earlier, isRepeat: true)) }
+            let resend = ChatResend(draft: draft, senderId: senderId, roomId: roomId, refusal: refusal, mayPost: mayPost)
+            return .success(try await queue.submit(.resend(resend)).posted!)
         } catch {
             return .failure(error)
         }

@@ -11,9 +11,7 @@ import Testing
     /// it on the foreign key kept it unread, and every event after it waited for good.
     @Test func anEventWhoseActorWasDeletedMeanwhileIsStillRead() async throws {
         let fixture = try MeetingFixture()
-        try fixture.users("ann", "bob")
-        let meeting = try await fixture.service.create(MeetingFixture.draft(title: "Hike"), by: "ann").id
-        _ = try await fixture.service.join(meeting, by: "bob")
+        let meeting = try await fixture.annsMeetingWithBob(title: "Hike")
         try await fixture.service.leave(meeting, by: "bob")
         try await fixture.database.writer.write { db in try db.execute(sql: "DELETE FROM user WHERE id = 'bob'") }
 

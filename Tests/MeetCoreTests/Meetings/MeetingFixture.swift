@@ -33,6 +33,14 @@ struct MeetingFixture {
         try users(ids)
     }
 
+    /// ann and bob, and ann's meeting `title`, which bob joined; returns its id.
+    func annsMeetingWithBob(title: String) async throws -> String {
+        try users("ann", "bob")
+        let meeting = try await service.create(Self.draft(title: title), by: "ann").id
+        _ = try await service.join(meeting, by: "bob")
+        return meeting
+    }
+
     func users(_ ids: [String]) throws {
         try database.writer.write { db in
             for id in ids {
