@@ -93,20 +93,36 @@ import Testing
     @Test func theLiveMessagesHeldDuringACatchUpFollowAtTheReadersPace() async throws {
         let gate = GatedLogApplication.Gate()
         let (broker, server, phone) = try await Self.stalledPhone(serving: GatedLogApplication(gate: gate))
-        try await phone.write("SUBSCRIBE\nid:gated\ndestination:/topic/gated\nsince-seq:0\nreceipt:caught-up\n\n\0")
-        let deadline = ContinuousClock.now + BrokerFixture.patience
-        while broker.subscriberCount(of: "/topic/gated") == 0, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
         let live = 512
-        for seq in 2...(live + 1) {
-            broker.publish(to: "/topic/gated", headers: ["seq": String(seq)], body: ByteBuffer(repeating: UInt8(ascii: "y"), count: 16 << 10))
-        }
-        gate.isOpen.store(true, ordering: .relaxed)
+        try await Self.catchUp(phone, holding: live, from: broker, behind: gate)
         // The RECEIPT follows the last held message.
         let received = try await Self.readAfterAPause(phone, until: "caught-up")
         #expect(!received.contains("ERROR"))
         #expect(received.utf8.count(where: { $0 == 0 }) == 1 + live + 1)  // the page, the held ones, the RECEIPT
+        try await server.close()
+    }
+
+    /// A session that fails while the release of its held messages waits for the reader (here
+    /// on a frame it cannot decode) ends there: the ERROR follows what was written before, and
+    /// neither the rest of the held messages nor the catch-up's RECEIPT is written ahead of it.
+    @Test func aSessionThatFailsWhileItsHeldMessagesWaitForTheReaderWritesNoMoreOfThem() async throws {
+        let gate = GatedLogApplication.Gate()
+        // Long enough for the phone to read everything written before the session closes.
+        var configuration = StompBroker.Configuration()
+        configuration.closeGracePeriod = .seconds(60)
+        let (broker, server, phone) = try await Self.stalledPhone(serving: GatedLogApplication(gate: gate), configuration: configuration)
+        let live = 512
+        try await Self.catchUp(phone, holding: live, from: broker, behind: gate)
+        // Time for the page and the held messages to fill what the stalled phone takes.
+        try await Task.sleep(for: .seconds(1))
+        try await phone.write("BOGUS\n\n\0")
+        try await Task.sleep(for: .milliseconds(200))
+        try await phone.channel.setOption(.autoRead, value: true).get()
+        let received = try await phone.readUntilClosed()
+        let frames = received.components(separatedBy: "\0").map { $0.trimmingPrefix(while: \.isNewline) }.filter { !$0.isEmpty }
+        #expect(frames.last?.hasPrefix("ERROR\n") == true)
+        #expect(!received.contains("receipt-id:caught-up"))
+        #expect(frames.count(where: { $0.hasPrefix("MESSAGE\n") }) < 1 + live)
         try await server.close()
     }
 
@@ -185,14 +201,31 @@ import Testing
 
     /// A broker serving `application` on a loopback port, and a phone connected to it over a
     /// bare socket that has stopped reading (a slow link).
-    static func stalledPhone(serving application: some StompApplication) async throws -> (StompBroker, any Channel, RawConnection) {
-        let broker = StompBroker(authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(), application: application)
+    static func stalledPhone(serving application: some StompApplication, configuration: StompBroker.Configuration = .init())
+        async throws -> (StompBroker, any Channel, RawConnection) {
+        let broker = StompBroker(configuration: configuration, authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(),
+                                 application: application)
         let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
         let phone = try await RawConnection.open(port: server.localAddress!.port!)
         try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
         _ = try await phone.read { $0.contains("CONNECTED") }
         try await phone.channel.setOption(.autoRead, value: false).get()
         return (broker, server, phone)
+    }
+
+    /// Subscribes the stalled `phone` to `/topic/gated` from the start (its RECEIPT `caught-up`),
+    /// publishes `live` messages of 16 KiB while its page waits for `gate`, then opens the gate.
+    static func catchUp(_ phone: RawConnection, holding live: Int, from broker: StompBroker,
+                        behind gate: GatedLogApplication.Gate) async throws {
+        try await phone.write("SUBSCRIBE\nid:gated\ndestination:/topic/gated\nsince-seq:0\nreceipt:caught-up\n\n\0")
+        let deadline = ContinuousClock.now + BrokerFixture.patience
+        while broker.subscriberCount(of: "/topic/gated") == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        for seq in 2...(live + 1) {
+            broker.publish(to: "/topic/gated", headers: ["seq": String(seq)], body: ByteBuffer(repeating: UInt8(ascii: "y"), count: 16 << 10))
+        }
+        gate.isOpen.store(true, ordering: .relaxed)
     }
 
     /// Leaves the server a second to write all it would to the stalled `phone`, then reads until
