@@ -6,6 +6,7 @@ answered alike."""
 import json
 import uuid
 
+from admin_support import admin_json
 from direct_support import befriend
 from media_support import encode, fetch, picture, uploaded
 from meetings_support import register_users
@@ -159,12 +160,45 @@ def test_strangers_unknown_users_and_blocks_are_refused_alike(meetupd):
     assert blocked.cmd == "MESSAGE" and blocked.headers["code"] == "user.notFound"
     assert send(bob_conn, bob_rec, ann, "nor back", "back").headers["code"] == "user.notFound"
     assert [json.loads(f.body)["text"] for f in direct_messages(bob_rec)] == ["before"]
-    # The conversation leaves both chat lists, and its history is closed to both.
+    # The conversation leaves both chat lists, and its history is closed to both, also to a
+    # device that resumes its inbox from the start.
     for user, other in ((ann, bob), (bob, ann)):
         assert server.request("GET", "/api/v1/me/rooms", token=user["token"])[2]["items"] == []
         assert server.request("GET", f"/api/v1/direct/{other['id']}/messages", token=user["token"])[0] == 404
+        assert replayed_inbox(server, user) == []
     for conn in (ann_conn, bob_conn):
         conn.disconnect()
+
+
+def replayed_inbox(server, user):
+    """The texts a new device of `user` gets resuming its direct inbox from the start."""
+    conn, recorder = connect_ws(server, user["token"])
+    conn.subscribe("/user/queue/direct", id="direct", headers={"since-seq": "0", "receipt": "caught-up"})
+    recorder.wait_for("RECEIPT", lambda f: f.headers["receipt-id"] == "caught-up")
+    texts = [json.loads(f.body)["text"] for f in direct_messages(recorder)]
+    conn.disconnect()
+    return texts
+
+
+def test_a_banned_friends_conversation_is_closed_while_the_ban_lasts(meetupd):
+    """A ban hides the banned user everywhere, their conversations too: the list, the unread
+    count of the badge and the inbox's replay leave it out, as its history does, until the ban
+    is lifted."""
+    server = meetupd()
+    ann, bob = register_users(server, 2)
+    befriend(server, ann, bob)
+    ann_conn, ann_rec = device(server, ann)
+    for text in ("one", "two"):
+        assert send(ann_conn, ann_rec, bob, text, text).cmd == "RECEIPT"
+    ann_conn.disconnect()
+    admin_json(server, "users", "ban", ann["email"], "--reason", "spam")
+    assert server.request("GET", "/api/v1/me/rooms", token=bob["token"])[2]["items"] == []
+    assert server.request("GET", f"/api/v1/direct/{ann['id']}/messages", token=bob["token"])[0] == 404
+    assert replayed_inbox(server, bob) == []
+    admin_json(server, "users", "unban", ann["email"], "--reason", "appeal")
+    rooms = server.request("GET", "/api/v1/me/rooms", token=bob["token"])[2]["items"]
+    assert [(r["userId"], r["unreadCount"]) for r in rooms] == [(ann["id"], 2)]
+    assert replayed_inbox(server, bob) == ["one", "two"]
 
 
 def test_an_unfriended_conversation_stays_readable_but_closed(meetupd):

@@ -19,8 +19,8 @@ enum DirectConversation {
     }
 
     /// The `UNION ALL` arm of ``ChatRooms/memberships(of:)``: the conversations of `userId`
-    /// whose other member they may still see (a block hides the conversation from both). The
-    /// room is read-only once they are no longer friends; its title is the other's name.
+    /// they may still read (``readable(by:)``). The room is read-only once they are no longer
+    /// friends; its title is the other's name.
     static func memberships(of userId: String) -> SQL {
         """
         SELECT direct.roomId AS roomId, 'direct' AS kind, NULL AS meetingId, peer.id AS peerId,
@@ -30,7 +30,18 @@ enum DirectConversation {
                direct.createdAt AS since
         FROM directConversation AS direct
         JOIN user AS peer ON peer.id = CASE direct.userA WHEN \(userId) THEN direct.userB ELSE direct.userA END
-        WHERE (direct.userA = \(userId) OR direct.userB = \(userId)) AND \(Blocks.neitherBlocked(userId, "peer.id"))
+        WHERE (direct.userA = \(userId) OR direct.userB = \(userId)) AND \(readable(by: userId))
+        """
+    }
+
+    /// An SQL condition on the conversation `direct` (a `directConversation` row) of `userId`:
+    /// its other member is one they may see, so they may read it. A block (by either) or a ban
+    /// closes it, as ``readableRoom(of:with:in:)`` does for its history: its list entry, its
+    /// unread count and its messages in the inbox's catch-up go with it.
+    static func readable(by userId: String) -> SQL {
+        """
+        EXISTS (SELECT 1 FROM user WHERE user.id = CASE direct.userA WHEN \(userId) THEN direct.userB ELSE direct.userA END
+                AND \(UserVisibility.visible(to: userId)))
         """
     }
 
@@ -108,13 +119,15 @@ enum DirectInbox {
     }
 
     /// The messages of `userId`'s inbox after `position`, oldest first, at most `limit`, each
-    /// with its position.
+    /// with its position; those of conversations closed to them (a block, a ban) are left out,
+    /// and a page holds `limit` of the others while there are that many.
     static func entries(of userId: String, after position: Int64, limit: Int, in db: Database) throws -> [(Int64, ChatMessage)] {
         // The message selection, with the inbox's position as one more column.
         let selection = "SELECT inbox.position AS inboxPosition, " + ChatMessage.selection.dropFirst("SELECT ".count)
-        return try Row.fetchAll(db, sql: selection + """
+        return try Row.fetchAll(db, SQLRequest<Row>(literal: SQL(sql: selection) + """
              JOIN directInbox AS inbox ON inbox.roomId = chatMessage.roomId AND inbox.seq = chatMessage.seq
-             WHERE inbox.userId = ? AND inbox.position > ? ORDER BY inbox.position LIMIT ?
-            """, arguments: [userId, position, limit]).map { row in (row["inboxPosition"], ChatMessage(row: row)) }
+             WHERE inbox.userId = \(userId) AND inbox.position > \(position) AND \(DirectConversation.readable(by: userId))
+             ORDER BY inbox.position LIMIT \(limit)
+            """)).map { row in (row["inboxPosition"], ChatMessage(row: row)) }
     }
 }
