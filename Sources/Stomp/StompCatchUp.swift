@@ -79,7 +79,7 @@ extension StompSession {
             .flatMap { page in
                 guard case .connected = self.phase, let subscription = self.subscriptions[subscriptionId],
                       subscription.serial == serial else {
-                    return self.eventLoop.makeSucceededVoidFuture()
+                    return self.catchUpStopped(serial)
                 }
                 guard let last = page.last else {
                     return self.goLive(subscriptionId, serial: serial, positionHeader: plan.positionHeader, after: position)
@@ -107,7 +107,7 @@ extension StompSession {
     private func goLive(_ subscriptionId: String, serial: UInt64, positionHeader: String, after position: Int64,
                         deliveredNewer: Bool = false) -> EventLoopFuture<Void> {
         guard case .connected = phase, let subscription = subscriptions[subscriptionId], subscription.serial == serial,
-              let held = subscription.held else { return eventLoop.makeSucceededVoidFuture() }
+              let held = subscription.held else { return catchUpStopped(serial) }
         var released = 0
         var deliveredNewer = deliveredNewer
         for message in held {
@@ -134,4 +134,16 @@ extension StompSession {
         }
         return eventLoop.makeSucceededVoidFuture()
     }
+
+    /// The outcome of a catch-up that stops because its subscription is gone: answered already
+    /// (``StompCatchUpEnded``) when the server ended it, else done (a RECEIPT, if asked): the
+    /// client unsubscribed, or replaced it, or the session is closing.
+    func catchUpStopped(_ serial: UInt64) -> EventLoopFuture<Void> {
+        guard endedWhileCatchingUp.remove(serial) != nil else { return eventLoop.makeSucceededVoidFuture() }
+        return eventLoop.makeFailedFuture(StompCatchUpEnded())
+    }
 }
+
+/// A SUBSCRIBE whose subscription the server ended while it caught up: the refusal that ended
+/// it was its answer, so nothing more is written for it.
+struct StompCatchUpEnded: Error {}

@@ -88,10 +88,11 @@ extension StompSession {
                     .flatMapError { refusal in
                         // Taken away meanwhile: the subscription goes, unheard, as if refused.
                         self.removeSubscription(id)
+                        self.endedWhileCatchingUp.remove(serial)
                         return self.eventLoop.makeFailedFuture(refusal)
                     }
                     .flatMap {
-                        guard self.subscriptions[id]?.serial == serial else { return self.eventLoop.makeSucceededVoidFuture() }
+                        guard self.subscriptions[id]?.serial == serial else { return self.catchUpStopped(serial) }
                         let plan = plan ?? .nothingMissed
                         return self.catchUp(id, serial: serial, plan, after: plan.after, registered: registered)
                     }
@@ -124,6 +125,7 @@ extension StompSession {
     /// its `/user/queue/errors`, naming the destination and the subscription id.
     func endSubscription(_ id: String, refusal: StompRefusal) {
         guard case .connected = phase, let subscription = removeSubscription(id) else { return }
+        if subscription.held != nil { endedWhileCatchingUp.insert(subscription.serial) }
         refuse(refusal, destination: subscription.destination, receiptId: nil, subscriptionId: id)
     }
 

@@ -54,6 +54,9 @@ final class StompSession: @unchecked Sendable {
     var releasesHoldEarly: EventLoopFuture<Void>?
     /// The last subscription's ``Subscription/serial``.
     var subscriptionSerial: UInt64 = 0
+    /// The serials of subscriptions the server ended while they caught up: their SUBSCRIBE
+    /// was answered by that refusal, and gets no RECEIPT when its catch-up stops.
+    var endedWhileCatchingUp: Set<UInt64> = []
     /// The session gave the event loop back in the middle of its input and resumes shortly.
     private var yielding = false
     private var draining = false
@@ -303,6 +306,7 @@ final class StompSession: @unchecked Sendable {
     }
 
     private func failed(_ frame: StompFrame, _ error: any Error) {
+        guard !(error is StompCatchUpEnded) else { return }
         let receiptId = frame.headers["receipt"]
         if let refusal = error as? StompRefusal {
             // A refused SUBSCRIBE names its id, so that a client with several can tell which.
@@ -336,6 +340,7 @@ final class StompSession: @unchecked Sendable {
             broker.unsubscribe(self, subscriptionId: id, from: subscription.key)
         }
         subscriptions = [:]
+        endedWhileCatchingUp = []
         // Only now: a catch-up woken earlier would still find its subscription and write to it.
         resumeWritableWaiters()
         pendingAckCount = 0

@@ -52,7 +52,7 @@ import Testing
         try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:caught-up\n\n\0")
         // Time for the server to write all it would: without waiting for the reader, it passed
         // the limit and closed the session with an ERROR.
-        let received = try await Self.readAfterAPause(phone, until: "caught-up")
+        let received = try await Self.readAfterAPause(phone, until: "receipt-id:caught-up")
         #expect(!received.contains("ERROR"))
         #expect(received.utf8.count(where: { $0 == 0 }) == Int(LongLogApplication.entries) + 1)  // the MESSAGEs and the RECEIPT
         #expect(received.contains("seq:\(LongLogApplication.entries)\n"))
@@ -96,7 +96,7 @@ import Testing
         let live = 512
         try await Self.catchUp(phone, holding: live, from: broker, behind: gate)
         // The RECEIPT follows the last held message.
-        let received = try await Self.readAfterAPause(phone, until: "caught-up")
+        let received = try await Self.readAfterAPause(phone, until: "receipt-id:caught-up")
         #expect(!received.contains("ERROR"))
         #expect(received.utf8.count(where: { $0 == 0 }) == 1 + live + 1)  // the page, the held ones, the RECEIPT
         try await server.close()
@@ -121,8 +121,32 @@ import Testing
         let received = try await phone.readUntilClosed()
         let frames = received.components(separatedBy: "\0").map { $0.trimmingPrefix(while: \.isNewline) }.filter { !$0.isEmpty }
         #expect(frames.last?.hasPrefix("ERROR\n") == true)
-        #expect(!received.contains("receipt-id:caught-up"))
+        let caughtUp = received.contains("receipt-id:caught-up")  // apart: a failure would print the megabytes
+        #expect(!caughtUp)
         #expect(frames.count(where: { $0.hasPrefix("MESSAGE\n") }) < 1 + live)
+        try await server.close()
+    }
+
+    /// A subscription the server ends while it catches up (its user left the room) is told so
+    /// on the errors queue, and that is its SUBSCRIBE's only answer: a RECEIPT after it would
+    /// say the subscription caught up and is live.
+    @Test func aCatchUpEndedByTheServerGetsNoReceipt() async throws {
+        let (broker, server, phone) = try await Self.stalledPhone(serving: LongLogApplication())
+        try await phone.write("SUBSCRIBE\nid:errors\ndestination:/user/queue/errors\n\n\0"
+                              + "SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:caught-up\n\n\0")
+        // Time for the catch-up to fill what the stalled phone takes and wait for it.
+        try await Task.sleep(for: .seconds(1))
+        broker.endSubscriptions(ofUser: "alice", to: "/topic/long", refusal: StompRefusal(code: "room.left", message: "you left the room"))
+        var received = try await Self.readAfterAPause(phone, until: #""subscription":"long"}"#)
+        // The catch-up reads its next page once the phone has taken the rest: time for it to end.
+        try await Task.sleep(for: .milliseconds(300))
+        try await phone.write("DISCONNECT\nreceipt:bye\n\n\0")
+        received += try await phone.readUntilClosed()
+        // Asked apart, so that a failure does not print the megabytes.
+        let (refused, bye, caughtUp) = (received.contains("code:room.left"), received.contains("receipt-id:bye"),
+                                        received.contains("receipt-id:caught-up"))
+        #expect(refused && bye)
+        #expect(!caughtUp)
         try await server.close()
     }
 
@@ -133,7 +157,7 @@ import Testing
         let (_, server, phone) = try await Self.stalledPhone(serving: LongLogApplication())
         try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:caught-up\n\n\0"
                               + "SUBSCRIBE\nid:other\ndestination:/topic/other\nreceipt:other\n\n\0")
-        let received = try await Self.readAfterAPause(phone, until: "caught-up")
+        let received = try await Self.readAfterAPause(phone, until: "receipt-id:caught-up")
         let other = try #require(received.range(of: "receipt-id:other"))
         let caughtUp = try #require(received.range(of: "receipt-id:caught-up"))
         #expect(other.lowerBound < caughtUp.lowerBound)
@@ -148,7 +172,7 @@ import Testing
         try await phone.write("SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:0\nreceipt:first\n\n\0"
                               + "UNSUBSCRIBE\nid:long\nreceipt:gone\n\n\0"
                               + "SUBSCRIBE\nid:long\ndestination:/topic/long\nsince-seq:500\nreceipt:again\n\n\0")
-        let received = try await Self.readAfterAPause(phone, until: "again", "first")
+        let received = try await Self.readAfterAPause(phone, until: "receipt-id:again", "receipt-id:first")
         // Everything after the UNSUBSCRIBE's receipt, the two RECEIPTs aside, is the new catch-up.
         let after = try #require(received.range(of: "receipt-id:gone")).upperBound
         let seqs = received[after...].components(separatedBy: "\0").compactMap { frame in
@@ -229,14 +253,15 @@ import Testing
     }
 
     /// Leaves the server a second to write all it would to the stalled `phone`, then reads until
-    /// one of the RECEIPTs `receiptIds` ends what came (or the connection closes). Only the end
+    /// one of `endings` (a RECEIPT's `receipt-id:…`, a refusal's body) ends what came (or the
+    /// connection closes). Only the end
     /// is looked at while megabytes come in.
-    static func readAfterAPause(_ phone: RawConnection, until receiptIds: String...) async throws -> String {
+    static func readAfterAPause(_ phone: RawConnection, until endings: String...) async throws -> String {
         try await Task.sleep(for: .seconds(1))
         try await phone.channel.setOption(.autoRead, value: true).get()
         return try await phone.read { received in
             let tail = String(decoding: received.utf8.suffix(64), as: UTF8.self)
-            return receiptIds.contains { tail.contains("receipt-id:\($0)") }
+            return endings.contains { tail.contains($0) }
         }
     }
 
