@@ -67,6 +67,15 @@ public struct ChatRoomCursor: Sendable, Equatable {
 }
 
 extension ChatService {
+    /// When a room of the list (`room`) was last active: its newest message or system message
+    /// (what the list shows as its last message), or the caller's joining before the first.
+    /// Not `chatRoom.lastMessageAt`: an edit or a deletion takes a seq too, but must not move an
+    /// old message's room to the top.
+    private static let lastActivity: SQL = """
+        COALESCE((SELECT last.sentAt FROM chatMessage AS last WHERE last.roomId = room.roomId AND last.type IN ('message', 'system')
+                  ORDER BY last.seq DESC LIMIT 1), room.since)
+        """
+
     /// The most rooms one page of the chat list holds.
     public static let roomPageLimit = 1...100
 
@@ -82,7 +91,7 @@ extension ChatService {
             let rows = try Row.fetchAll(db, SQLRequest(literal: """
                 SELECT * FROM (
                     SELECT room.*, COALESCE(chatRoom.lastSeq, 0) AS lastSeq, COALESCE(marker.lastReadSeq, 0) AS lastReadSeq,
-                           COALESCE(chatRoom.lastMessageAt, room.since) AS activity, \(ChatUnread.count(userId)) AS unreadCount,
+                           \(Self.lastActivity) AS activity, \(ChatUnread.count(userId)) AS unreadCount,
                            EXISTS (SELECT 1 FROM notificationMute AS mute WHERE mute.userId = \(userId) AND mute.thread =
                                    CASE room.kind WHEN 'meeting' THEN 'meeting.' || room.meetingId ELSE room.roomId END) AS muted
                     FROM (\(ChatRooms.memberships(of: userId))) AS room

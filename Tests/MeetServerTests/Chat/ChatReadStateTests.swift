@@ -67,6 +67,13 @@ import Testing
             try await annClient.send(StompFrame(.send, headers: ["destination": "/app/meetings.\(hike).read", "receipt": "bad"], text: "{}"))
             #expect(try #require(try await annClient.next()).headers["code"] == "request.invalidFields")
 
+            // An edit takes a seq but is no new activity: the room keeps its place in the list.
+            try await ChatEditTests.change(bobClient, "edit", in: hike, ["seq": 4, "text": "hike 3, edited"], receipt: "e")
+            #expect(try #require(try await bobClient.next()).headers["receipt-id"] == "e")
+            let edited = try await Self.rooms(server, ann).items
+            #expect(edited.compactMap { $0["meetingId"] as? String } == [dinner, hike, empty])
+            #expect(edited[1]["lastSeq"] as? Int == 5 && (edited[1]["lastMessage"] as? [String: Any])?["text"] as? String == "hike 3, edited")
+
             // One room a page; the cursor walks the same order, then ends.
             var seen: [String] = []
             var cursor: String?
