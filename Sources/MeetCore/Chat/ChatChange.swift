@@ -65,15 +65,17 @@ struct ChatChange: Sendable {
         case .edit(let text):
             guard authority == .member, isAuthor else { throw MeetError("chatMessage.notAuthor", status: 403) }
             guard !isDeleted else { throw MeetError("chatMessage.notFound", status: 404) }
-            try checkWindow(Self.editWindow, age: age, readOnly: place.isReadOnly)
+            // A change that changes nothing (a client's retry, say) is answered, also once the
+            // window has closed or the room gone read-only since.
             guard (target["text"] as String?) != text else { return nil }
+            try checkWindow(Self.editWindow, age: age, readOnly: place.isReadOnly)
             try db.execute(sql: "UPDATE chatMessage SET text = ?, editedAt = ? WHERE roomId = ? AND seq = ?",
                            arguments: [text, at.timeIntervalSince1970, place.roomId, seq])
             event = .init(type: .edited, senderId: actorId, text: text, refersToSeq: seq)
         case .delete:
             if authority == .member, !place.isOrganizer {
                 guard isAuthor else { throw MeetError("chatMessage.notAuthor", status: 403) }
-                try checkWindow(Self.deleteWindow, age: age, readOnly: place.isReadOnly)
+                if !isDeleted { try checkWindow(Self.deleteWindow, age: age, readOnly: place.isReadOnly) }
             }
             guard !isDeleted else { return nil }
             try db.execute(sql: "UPDATE chatMessage SET text = NULL, attachments = '[]', deletedAt = ? WHERE roomId = ? AND seq = ?",
