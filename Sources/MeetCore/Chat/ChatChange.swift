@@ -53,7 +53,7 @@ struct ChatChange: Sendable {
     func apply(in db: Database) throws -> ChatMessage? {
         let place = try locate(in: db)
         guard let target = try Row.fetchOne(db, sql: """
-                SELECT senderId, text, sentAt, deletedAt FROM chatMessage WHERE roomId = ? AND seq = ? AND type = 'message'
+                SELECT senderId, text, attachments, sentAt, deletedAt FROM chatMessage WHERE roomId = ? AND seq = ? AND type = 'message'
                 """, arguments: [place.roomId, seq]) else {
             throw MeetError("chatMessage.notFound", status: 404)
         }
@@ -62,9 +62,14 @@ struct ChatChange: Sendable {
         let isDeleted = (target["deletedAt"] as Double?) != nil
         let event: ChatRoomLog.Entry
         switch action {
-        case .edit(let text):
+        case .edit(let edited):
             guard authority == .member, isAuthor else { throw MeetError("chatMessage.notAuthor", status: 403) }
             guard !isDeleted else { throw MeetError("chatMessage.notFound", status: 404) }
+            // Stored as a post's: a photo's caption may be taken away, leaving no text.
+            let text = edited.isEmpty ? nil : edited
+            guard text != nil || (target["attachments"] as String) != "[]" else {
+                throw MeetError.invalidFields([.init(field: "text", code: "field.required")])
+            }
             // A change that changes nothing (a client's retry, say) is answered, also once the
             // window has closed or the room gone read-only since.
             guard (target["text"] as String?) != text else { return nil }

@@ -41,11 +41,12 @@ public struct ChatDraft: Sendable, Decodable {
 
     /// The text as stored (trimmed), or a refusal naming the fields that are wrong. A message
     /// with attachments may have no text; whether the sender owns them is checked on storing.
-    func validated() throws -> String {
+    /// `textMayBeEmpty`: an edit's text, whose message may carry photos (``editedText(_:)``).
+    func validated(textMayBeEmpty: Bool = false) throws -> String {
         var problems: [MeetError.FieldProblem] = []
         let text = self.text.trimmingWhitespace
         let attachments = self.attachments ?? []
-        if text.isEmpty && attachments.isEmpty { problems.append(.init(field: "text", code: "field.required")) }
+        if text.isEmpty && attachments.isEmpty && !textMayBeEmpty { problems.append(.init(field: "text", code: "field.required")) }
         // No more scalars than bytes: only a long text needs its scalars counted.
         if text.utf8.count > Self.maximumLength, text.unicodeScalars.count > Self.maximumLength {
             problems.append(.init(field: "text", code: "chatMessage.tooLong", arguments: ["maximum": String(Self.maximumLength)]))
@@ -63,5 +64,11 @@ public struct ChatDraft: Sendable, Decodable {
         if let replyToSeq, replyToSeq < 1 { problems.append(.init(field: "replyToSeq", code: "chatMessage.replyNotFound")) }
         guard problems.isEmpty else { throw MeetError.invalidFields(problems) }
         return text
+    }
+
+    /// The new text of an edit, checked as a message's text and trimmed. It may be empty here:
+    /// whether its message may go without text (it carries photos) is for ``ChatChange`` to tell.
+    static func editedText(_ text: String) throws -> String {
+        try ChatDraft(text: text, clientMessageId: "edit").validated(textMayBeEmpty: true)
     }
 }

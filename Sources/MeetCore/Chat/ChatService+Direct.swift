@@ -36,7 +36,7 @@ extension ChatService {
     ///   `chatRoom.readOnly` (no longer friends).
     @discardableResult
     public func editDirect(_ seq: Int64, with peerId: String, text: String, by userId: String) async throws -> ChatMessage? {
-        let text = try ChatDraft(text: text, clientMessageId: "edit").validated()
+        let text = try ChatDraft.editedText(text)
         return try await change(ChatChange(room: .direct(peerId: peerId), seq: seq, actorId: userId, action: .edit(text),
                                            authority: .member, at: now()))
     }

@@ -191,7 +191,7 @@ public final class ChatService: Sendable {
     ///   `chatRoom.readOnly`.
     @discardableResult
     public func edit(_ seq: Int64, in meetingId: String, text: String, by userId: String) async throws -> ChatMessage? {
-        let text = try ChatDraft(text: text, clientMessageId: "edit").validated()
+        let text = try ChatDraft.editedText(text)
         return try await change(ChatChange(room: .meeting(meetingId), seq: seq, actorId: userId, action: .edit(text), authority: .member, at: now()))
     }
 

@@ -54,6 +54,28 @@ import Testing
             for (user, status) in [(bob, 200), (ann, 200), (cy, 404)] {
                 #expect(try await server.send(.get, "/api/v1/media/\(annsPhoto)", token: user.token).status == status)
             }
+
+            // The photo (seq 2) gets a caption, then loses it again; a text alone cannot be emptied.
+            let seq = try #require(message.headers["seq"].flatMap { Int($0) })
+            for (caption, receipt) in [("the view", "captioned"), (" ", "uncaptioned")] {
+                try await ChatEditTests.change(organizer, "edit", in: meeting, ["seq": seq, "text": caption], receipt: receipt)
+                // The event and the receipt, unless refused.
+                let first = try #require(try await organizer.next())
+                let frames = first.headers["code"] != nil ? [first] : [first, try #require(try await organizer.next())]
+                #expect(frames.contains { $0.command == .receipt && $0.headers["receipt-id"] == receipt }, "\(frames.map(\.text))")
+                let edited = try #require(frames.first { $0.command == .message }.map(ChatRoomTests.json))
+                #expect(edited["type"] as? String == "edited" && edited["refersToSeq"] as? Int == seq)
+                #expect(caption == " " ? edited["text"] is NSNull : edited["text"] as? String == caption)
+            }
+            let history = try await server.send(.get, "/api/v1/meetings/\(meeting)/messages", token: bob.token)
+            let photo = try #require((history.json["items"] as? [[String: Any]])?.first { $0["seq"] as? Int == seq })
+            #expect(photo["text"] is NSNull && photo["attachments"] as? [String] == [annsPhoto] && photo["editedAt"] is String)
+            let posted = [try await Self.post(organizer, to: meeting, ["text": "words", "clientMessageId": "w"], receipt: "w"),
+                          try #require(try await organizer.next())]
+            let wordsSeq = try #require(posted.first { $0.command == .message }?.headers["seq"].flatMap { Int($0) })
+            try await ChatEditTests.change(organizer, "edit", in: meeting, ["seq": wordsSeq, "text": ""], receipt: "emptied")
+            let refusal = try #require(try await organizer.next())
+            #expect(refusal.headers["code"] == "request.invalidFields" && refusal.text.contains("text: field.required"), "\(refusal.text)")
         }
     }
 }
