@@ -132,15 +132,29 @@ public final class StompBroker: Sendable {
     /// subscription id. A session without that queue gets `refusal` as ERROR and the close, as
     /// for any refusal. The sessions themselves and their other subscriptions stay.
     public func endSubscriptions(ofUser userId: String, to destination: String, refusal: StompRefusal) {
-        guard let key = subscriptionKey(destination: destination, principal: StompPrincipal(userId: userId)) else { return }
-        for group in registryGroups(key) {
-            let ending = group.subscribers.filter { $0.userId == userId }
-            guard !ending.isEmpty else { continue }
+        end(subscriptions(ofUser: userId, to: destination), refusal: refusal)
+    }
+
+    /// `userId`'s subscriptions to `destination` as the registry holds them now, by event loop.
+    func subscriptions(ofUser userId: String, to destination: String) -> [StompSubscriptionRegistry.LoopGroup] {
+        guard let key = subscriptionKey(destination: destination, principal: StompPrincipal(userId: userId)) else { return [] }
+        return registryGroups(key).compactMap { group in
+            var mine = group
+            mine.subscribers = group.subscribers.filter { $0.userId == userId }
+            return mine.subscribers.isEmpty ? nil : mine
+        }
+    }
+
+    /// Ends the subscriptions of `groups`, each on its loop: by then its session may have
+    /// replaced one with a new subscription of the same id, which stays.
+    func end(_ groups: [StompSubscriptionRegistry.LoopGroup], refusal: StompRefusal) {
+        for group in groups {
+            let ending = group.subscribers
             // Like a delivery, inline on its own loop: what is published after this call is
             // queued behind it on every loop, so it never reaches the ended subscriptions.
             let end: @Sendable () -> Void = {
                 for subscriber in ending {
-                    subscriber.session.endSubscription(subscriber.subscriptionId, refusal: refusal)
+                    subscriber.session.endSubscription(subscriber.subscriptionId, serial: subscriber.serial, refusal: refusal)
                 }
             }
             if group.eventLoop.inEventLoop { end() } else { group.eventLoop.execute(end) }

@@ -68,7 +68,7 @@ extension StompSession {
                 // published from now on is either in a page or held, so nothing falls between.
                 // Registered and stored in one go on this loop, which is the one that delivers.
                 let stored = self.broker.subscribe(.init(session: self, subscriptionId: id, acknowledged: ack != .auto,
-                                                         userId: principal.userId), to: key)
+                                                         userId: principal.userId, serial: serial), to: key)
                 // A topic's subscription keeps the registry's copy of its name, so that fan-out
                 // recognizes the message's destination by identity (``StompBroker/fanOut``).
                 var subscription = Subscription(destination: key == destination ? stored : destination, key: stored, ack: ack,
@@ -122,9 +122,10 @@ extension StompSession {
 
     /// Ends a subscription from the server's side (``StompBroker/endSubscriptions(ofUser:to:refusal:)``):
     /// the subscription goes without a last MESSAGE, and the client learns of it as `refusal` on
-    /// its `/user/queue/errors`, naming the destination and the subscription id.
-    func endSubscription(_ id: String, refusal: StompRefusal) {
-        guard case .connected = phase, let subscription = removeSubscription(id) else { return }
+    /// its `/user/queue/errors`, naming the destination and the subscription id. Only the
+    /// subscription `serial`: one the client made since with the same id stays.
+    func endSubscription(_ id: String, serial: UInt64, refusal: StompRefusal) {
+        guard case .connected = phase, subscriptions[id]?.serial == serial, let subscription = removeSubscription(id) else { return }
         if subscription.held != nil { endedWhileCatchingUp.insert(subscription.serial) }
         refuse(refusal, destination: subscription.destination, receiptId: nil, subscriptionId: id)
     }

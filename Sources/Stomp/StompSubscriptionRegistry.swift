@@ -11,6 +11,9 @@ struct StompSubscriptionRegistry {
         let acknowledged: Bool
         /// The session's user, so that one user's subscriptions can be ended on every device.
         let userId: String
+        /// The subscription's ``StompSession/Subscription/serial``: which subscription of that
+        /// id this is, should the client reuse the id.
+        let serial: UInt64
     }
 
     /// The subscribers of one destination that live on one event loop.

@@ -41,6 +41,25 @@ import Testing
         await fixture.stop()
     }
 
+    /// The ending is decided on the caller's thread and carried out on each session's loop; a
+    /// client that reused the id in between keeps its new subscription.
+    @Test func aSubscriptionThatReusedTheIdMeanwhileStays() async throws {
+        let fixture = try await BrokerFixture.start()
+        let alice = try await fixture.client("alice")
+        try await alice.subscribe("/user/queue/errors", id: "errors")
+        try await alice.subscribe("/topic/room", id: "room")
+        let decided = fixture.broker.subscriptions(ofUser: "alice", to: "/topic/room")
+        #expect(decided.flatMap(\.subscribers).map(\.subscriptionId) == ["room"])
+        try await alice.sendAwaitingReceipt(StompFrame(.unsubscribe, headers: ["id": "room"]))
+        try await alice.subscribe("/topic/other", id: "room")
+
+        fixture.broker.end(decided, refusal: Self.gone)
+        fixture.broker.publish(to: "/topic/other", body: ByteBuffer(string: "still here"))
+        let next = try #require(try await alice.next())
+        #expect(next.headers["destination"] == "/topic/other" && next.text == "still here", "\(next.headers)")
+        await fixture.stop()
+    }
+
     @Test func withoutAnErrorsQueueTheSessionGetsErrorAndCloses() async throws {
         let fixture = try await BrokerFixture.start()
         let alice = try await fixture.client("alice")
