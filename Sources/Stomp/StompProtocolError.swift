@@ -27,6 +27,7 @@ public enum StompProtocolError: Error, Sendable, Equatable {
     case notConnected(StompCommand)
     case heartBeatTimeout(window: TimeAmount)
     case slowConsumer(limit: Int)
+    case tooManyHeld(limit: Int)
     case tooManyUnacknowledged(limit: Int)
     case connectTimeout(TimeAmount)
     case tooMuchBeforeConnect(limit: Int)
@@ -58,6 +59,7 @@ public enum StompProtocolError: Error, Sendable, Equatable {
         case .alreadyConnected: "already connected"
         case .heartBeatTimeout(let window): "heart-beat timeout: nothing received for \(window.nanoseconds / 1_000_000) ms"
         case .slowConsumer(let limit): "slow consumer: more than \(limit) bytes waiting to be sent"
+        case .tooManyHeld(let limit): "slow consumer: more than \(limit) live messages held back while catching up"
         case .tooManyUnacknowledged(let limit): "slow consumer: more than \(limit) unacknowledged messages"
         case .notConnected(let command): "expected CONNECT or STOMP, got \(command.rawValue)"
         case .connectTimeout(let timeout): "no CONNECT within \(timeout.nanoseconds / 1_000_000) ms"

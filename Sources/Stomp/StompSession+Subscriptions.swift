@@ -163,7 +163,7 @@ extension StompSession {
         let (ack, heldCount, caughtUpThrough) = state
         if !evenWhileCatchingUp, let heldCount {
             guard heldCount < StompCatchUp.maximumHeld else {
-                dropSlowConsumer(.slowConsumer(limit: broker.configuration.maxOutboundBytes))
+                dropSlowConsumer(.tooManyHeld(limit: StompCatchUp.maximumHeld))
                 return 0
             }
             subscriptions[subscriptionId]?.held?.append(message)

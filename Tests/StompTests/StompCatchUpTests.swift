@@ -102,6 +102,26 @@ import Testing
         try await server.close()
     }
 
+    /// A catch-up that falls too far behind its live room (its page still being read while more
+    /// than ``StompCatchUp/maximumHeld`` messages come) ends the session, which is told why.
+    @Test func aCatchUpHoldingTooManyLiveMessagesEndsTheSession() async throws {
+        let gate = GatedLogApplication.Gate()
+        let (broker, server, phone) = try await Self.phone(serving: GatedLogApplication(gate: gate))
+        try await phone.write("SUBSCRIBE\nid:gated\ndestination:/topic/gated\nsince-seq:0\nreceipt:caught-up\n\n\0")
+        let deadline = ContinuousClock.now + BrokerFixture.patience
+        while broker.subscriberCount(of: "/topic/gated") == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        for seq in 2...(StompCatchUp.maximumHeld + 2) {
+            broker.publish(to: "/topic/gated", headers: ["seq": String(seq)], body: ByteBuffer(string: "live"))
+        }
+        let received = try await phone.readUntilClosed()
+        #expect(received.contains("message:slow consumer\\c more than 10000 live messages held back while catching up\n"))
+        #expect(!received.contains("MESSAGE\n") && !received.contains("receipt-id:caught-up"))
+        gate.isOpen.store(true, ordering: .relaxed)
+        try await server.close()
+    }
+
     /// A session that fails while the release of its held messages waits for the reader (here
     /// on a frame it cannot decode) ends there: the ERROR follows what was written before, and
     /// neither the rest of the held messages nor the catch-up's RECEIPT is written ahead of it.
@@ -227,13 +247,21 @@ import Testing
     /// bare socket that has stopped reading (a slow link).
     static func stalledPhone(serving application: some StompApplication, configuration: StompBroker.Configuration = .init())
         async throws -> (StompBroker, any Channel, RawConnection) {
+        let (broker, server, phone) = try await phone(serving: application, configuration: configuration)
+        try await phone.channel.setOption(.autoRead, value: false).get()
+        return (broker, server, phone)
+    }
+
+    /// A broker serving `application` on a loopback port, and a phone connected to it over a
+    /// bare socket.
+    static func phone(serving application: some StompApplication, configuration: StompBroker.Configuration = .init())
+        async throws -> (StompBroker, any Channel, RawConnection) {
         let broker = StompBroker(configuration: configuration, authenticator: TokenAuthenticator(), authorizer: ForbiddenWordAuthorizer(),
                                  application: application)
         let server = try await StompTCPServer.bind(host: "127.0.0.1", port: 0, broker: broker)
         let phone = try await RawConnection.open(port: server.localAddress!.port!)
         try await phone.write("CONNECT\naccept-version:1.2\npasscode:token-alice\n\n\0")
         _ = try await phone.read { $0.contains("CONNECTED") }
-        try await phone.channel.setOption(.autoRead, value: false).get()
         return (broker, server, phone)
     }
 
