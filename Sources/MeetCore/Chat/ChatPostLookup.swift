@@ -89,9 +89,10 @@ struct ChatPostLookup {
         CROSS JOIN meeting ON meeting.id = post.meetingId
         CROSS JOIN user ON user.id = post.senderId
         LEFT JOIN profile ON profile.userId = post.senderId
-        WHERE meeting.organizerId = post.senderId
-           OR EXISTS (SELECT 1 FROM meetingMember WHERE meetingMember.meetingId = post.meetingId
-                         AND meetingMember.userId = post.senderId)
+        WHERE NOT user.banned
+          AND (meeting.organizerId = post.senderId
+               OR EXISTS (SELECT 1 FROM meetingMember WHERE meetingMember.meetingId = post.meetingId
+                             AND meetingMember.userId = post.senderId))
         """
 
     /// Appends `text` as a JSON string literal.

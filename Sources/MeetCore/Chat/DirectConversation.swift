@@ -77,8 +77,11 @@ enum DirectConversation {
 
     /// Refuses, as an unknown user, anyone `userId` may not write to now.
     static func requireFriends(_ userId: String, _ peerId: String, in db: Database) throws {
+        // `userId` too may have been banned since their message left (by another process).
         guard userId != peerId, try FriendService.areFriends(userId, peerId, db),
-              try FriendService.isVisible(peerId, to: userId, db) else { throw FriendService.userNotFound }
+              try FriendService.isVisible(peerId, to: userId, db),
+              try Bool.fetchOne(db, sql: "SELECT NOT banned FROM user WHERE id = ?", arguments: [userId]) == true
+        else { throw FriendService.userNotFound }
     }
 
     /// The conversation of `userId` with `peerId`, if there is one they may read: it stays

@@ -69,7 +69,8 @@ public enum MeetingAccess {
     }
 
     /// The organizer's or a member's role in meeting `meetingId`, with what a post to its room
-    /// needs (title, cancelled), or nil for anyone else (and for no such meeting): then
+    /// needs (title, cancelled), or nil for anyone else (and for no such meeting, and for a
+    /// banned user, whose memberships stay but whose posts in flight must not be stored): then
     /// ``MeetingRecord/visible(_:to:in:)`` says which refusal applies. One cached statement
     /// reading three columns by position, since every chat post and SEND asks this: decoding
     /// the whole meeting record looked its columns up by name, which cost more than the read.
@@ -78,6 +79,7 @@ public enum MeetingAccess {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                   SELECT organizerId = ?2, title, cancelledAt IS NOT NULL FROM meeting
                   WHERE id = ?1 AND (organizerId = ?2 OR EXISTS (SELECT 1 FROM meetingMember WHERE meetingId = ?1 AND userId = ?2))
+                    AND NOT EXISTS (SELECT 1 FROM user WHERE user.id = ?2 AND user.banned)
                   """), arguments: [meetingId, userId])
         else { return nil }
         return (role: row[0] ? .organizer : .member, title: row[1], isCancelled: row[2])

@@ -94,6 +94,32 @@ import Testing
         }
     }
 
+    /// A ban from another process reaches the server's sessions only with the change log's
+    /// poll; what the banned user sends meanwhile, to a room or a friend, is not stored.
+    @Test func postsFromAUserBannedByAnotherProcessAreNotStored() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let other = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            defer { try? other.close() }
+            let (ann, bob, meeting, client) = try await Self.grantedMember(server, port: port)
+            try await LiveClientTests.befriend(server, ann, bob)
+            try await other.write { db in try db.execute(sql: "UPDATE user SET banned = 1 WHERE id = ?", arguments: [bob.id]) }
+            for (destination, id) in [("/app/meetings.\(meeting).chat", "m"), ("/app/direct.\(ann.id)", "d")] {
+                // Sent at once, before the poll; should the session have closed already, it is not stored either.
+                try? await client.send(StompFrame(.send, headers: ["destination": destination, "receipt": id, "content-type": "application/json"],
+                                                  text: #"{"text":"after the ban","clientMessageId":"\#(id)"}"#))
+            }
+            var answers: [StompFrame] = []
+            while answers.count < 2, let frame = try await client.next() { answers.append(frame) }
+            #expect(!answers.contains { $0.command == .receipt }, "\(answers.map(\.headers))")
+            let stored = try await other.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM chatMessage WHERE text = 'after the ban'")
+            }
+            #expect(stored == 0)
+            await client.close()
+        }
+    }
+
     @Test func anExpiredTokenIsRefusedDespiteItsGrant() async throws {
         let port = try await Rooms.freeLoopbackPort()
         let clock = SkewedClock()
