@@ -48,7 +48,7 @@ public struct ChatRoomCursor: Sendable, Equatable {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         guard let data = Data(base64Encoded: base64), let plain = String(data: data, encoding: .utf8),
-              let newline = plain.firstIndex(of: "\n"), let activity = Double(plain[..<newline]) else { return nil }
+              let newline = plain.firstIndex(of: "\n"), let activity = Double(plain[..<newline]), activity.isFinite else { return nil }
         self.activity = activity
         self.roomId = String(plain[plain.index(after: newline)...])
     }
@@ -98,9 +98,10 @@ extension ChatService {
                     LEFT JOIN chatRoom ON chatRoom.id = room.roomId
                     LEFT JOIN chatReadMarker AS marker ON marker.roomId = room.roomId AND marker.userId = \(userId)
                 ) \(after)
-                ORDER BY activity DESC, roomId DESC LIMIT \(limit)
+                ORDER BY activity DESC, roomId DESC LIMIT \(limit + 1)
                 """))
-            let rooms = try rows.map { row in
+            // One row more than the page, so a last page that is exactly full says it is the last.
+            let rooms = try rows.prefix(limit).map { row in
                 let roomId: String = row["roomId"]
                 let last = try Row.fetchOne(db, sql: ChatMessage.selection + """
                      WHERE chatMessage.roomId = ? AND chatMessage.type IN ('message', 'system') ORDER BY chatMessage.seq DESC LIMIT 1
@@ -113,7 +114,7 @@ extension ChatService {
                     unreadCount: row["unreadCount"], isMuted: row["muted"], lastMessage: last.map(ChatMessage.init(row:)),
                     lastActivityAt: Date(timeIntervalSince1970: row["activity"]))
             }
-            return (rooms, rooms.count == limit ? rooms.last.map(ChatRoomCursor.init(after:)) : nil)
+            return (rooms, rows.count > limit ? rooms.last.map(ChatRoomCursor.init(after:)) : nil)
         }
     }
 

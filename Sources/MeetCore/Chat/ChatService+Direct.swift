@@ -51,13 +51,11 @@ extension ChatService {
 
     /// A page of the conversation of `viewer` with `peerId`, newest first, before `beforeSeq`.
     /// - Throws: `user.notFound` when there is no conversation `viewer` may read.
-    public func directHistory(with peerId: String, viewer: String, beforeSeq: Int64?, limit: Int) async throws -> [ChatMessage] {
+    public func directHistory(with peerId: String, viewer: String, beforeSeq: Int64?, limit: Int) async throws -> ChatHistoryPage {
         try Self.checkPage(limit)
         return try await database.reader.read { db in
             let roomId = try DirectConversation.readableRoom(of: viewer, with: peerId, in: db)
-            return try Row.fetchAll(db, sql: ChatMessage.selection + """
-                 WHERE chatMessage.roomId = ? AND chatMessage.seq < ? ORDER BY chatMessage.seq DESC LIMIT ?
-                """, arguments: [roomId, beforeSeq ?? Int64.max, limit]).map(ChatMessage.init(row:))
+            return try ChatHistoryPage(of: roomId, before: beforeSeq, limit: limit, in: db)
         }
     }
 

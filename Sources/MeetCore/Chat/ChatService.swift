@@ -219,14 +219,12 @@ public final class ChatService: Sendable {
     }
 
     /// A page of a room's history for a member, newest first, before `beforeSeq` (or from the
-    /// newest); the next page starts before the last one returned.
-    public func history(of meetingId: String, viewer: String, beforeSeq: Int64?, limit: Int) async throws -> [ChatMessage] {
+    /// newest).
+    public func history(of meetingId: String, viewer: String, beforeSeq: Int64?, limit: Int) async throws -> ChatHistoryPage {
         try Self.checkPage(limit)
         return try await database.reader.read { db in
             try Self.requireMember(viewer, of: meetingId, in: db)
-            return try Row.fetchAll(db, sql: ChatMessage.selection + """
-                 WHERE chatMessage.roomId = ? AND chatMessage.seq < ? ORDER BY chatMessage.seq DESC LIMIT ?
-                """, arguments: [ChatRoomId.meeting(meetingId), beforeSeq ?? Int64.max, limit]).map(ChatMessage.init(row:))
+            return try ChatHistoryPage(of: ChatRoomId.meeting(meetingId), before: beforeSeq, limit: limit, in: db)
         }
     }
 

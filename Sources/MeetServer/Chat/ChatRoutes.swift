@@ -58,22 +58,14 @@ private struct HistoryPage {
     var limit: Int
 
     init(_ request: Request) throws {
-        let query = request.uri.queryParameters
-        var problems: [MeetError.FieldProblem] = []
-        beforeSeq = query["beforeSeq"].flatMap { text -> Int64? in
-            guard let seq = Int64(text), seq > 0 else {
-                problems.append(.init(field: "beforeSeq", code: "field.invalid"))
-                return nil
-            }
-            return seq
-        }
-        limit = query["limit"].map { Int($0) ?? 0 } ?? 50
-        if !problems.isEmpty { throw MeetError.invalidFields(problems) }
+        var parameters = QueryParameters(request)
+        beforeSeq = parameters.number("beforeSeq", atLeast: 1)
+        limit = parameters.number("limit", 50) ?? 50
+        try parameters.check()
     }
 
     /// The page as a list: `nextCursor` is the `beforeSeq` of the next, older page.
-    func list(_ messages: [ChatMessage], linkBase: String) -> ItemList<ChatMessageBody> {
-        let next = messages.count == limit ? messages.last.map { String($0.seq) } : nil
-        return ItemList(items: messages.map { ChatMessageBody($0, linkBase: linkBase) }, nextCursor: next)
+    func list(_ page: ChatHistoryPage, linkBase: String) -> ItemList<ChatMessageBody> {
+        ItemList(items: page.messages.map { ChatMessageBody($0, linkBase: linkBase) }, nextCursor: page.nextBeforeSeq.map(String.init))
     }
 }

@@ -28,6 +28,17 @@ struct QueryParameters {
         return value
     }
 
+    /// The parameter as a number of at least `minimum`, `nil` when absent; a smaller one is a
+    /// `field.outOfRange` problem.
+    mutating func number<Number: LosslessStringConvertible & Comparable>(_ name: String, atLeast minimum: Number) -> Number? {
+        guard string(name) != nil, let value: Number = number(name) else { return nil }
+        guard value >= minimum else {
+            problems.append(.init(field: name, code: "field.outOfRange", arguments: ["minimum": String(minimum)]))
+            return nil
+        }
+        return value
+    }
+
     /// The parameter read by `parse`, `nil` when absent; a value `parse` refuses is a
     /// `field.invalid` problem.
     mutating func value<Value>(_ name: String, _ parse: (String) -> Value?) -> Value? {

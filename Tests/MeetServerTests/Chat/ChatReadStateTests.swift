@@ -74,16 +74,25 @@ import Testing
             #expect(edited.compactMap { $0["meetingId"] as? String } == [dinner, hike, empty])
             #expect(edited[1]["lastSeq"] as? Int == 5 && (edited[1]["lastMessage"] as? [String: Any])?["text"] as? String == "hike 3, edited")
 
-            // One room a page; the cursor walks the same order, then ends.
+            // One room a page; the cursor walks the same order, then ends on the third page, which is
+            // exactly full.
             var seen: [String] = []
             var cursor: String?
+            var requests = 0
             repeat {
                 let page = try await Self.rooms(server, ann, query: "?limit=1" + (cursor.map { "&cursor=\($0)" } ?? ""))
                 seen += page.items.compactMap { $0["meetingId"] as? String }
                 cursor = page.next
-            } while cursor != nil && seen.count < 5
-            #expect(seen == [dinner, hike, empty])
-            for query in ["?cursor=nonsense", "?limit=0", "?limit=x"] {
+                requests += 1
+            } while cursor != nil && requests < 5
+            #expect(seen == [dinner, hike, empty] && requests == 3)
+            #expect(try await Self.rooms(server, ann, query: "?limit=3").next == nil)
+            // A cursor of ours holds a time; one made by hand with `nan` or `inf` in it is refused.
+            let handMade = ["nan", "inf"].map { number in
+                Data("\(number)\nmeeting:\(hike)".utf8).base64EncodedString()
+                    .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            }
+            for query in ["?cursor=nonsense", "?limit=0", "?limit=x"] + handMade.map({ "?cursor=\($0)" }) {
                 let refused = try await server.send(.get, "/api/v1/me/rooms\(query)", token: ann.token)
                 #expect(refused.status == 422 && refused.text.contains("request.invalidFields"), "\(query)")
             }

@@ -220,16 +220,28 @@ import Testing
                 try await Self.post(organizer, to: meeting, text: "m\(index)", id: "\(index)", receipt: "\(index)")
                 #expect(try #require(try await organizer.next()).command == .receipt)
             }
-            var seqs: [Int] = []
-            var cursor: String?
-            repeat {
-                let page = try await server.send(
-                    .get, "/api/v1/meetings/\(meeting)/messages?limit=2" + (cursor.map { "&beforeSeq=\($0)" } ?? ""), token: ann.token)
-                seqs += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
-                cursor = page.string("nextCursor")
-            } while cursor != nil
-            #expect(seqs == [5, 4, 3, 2, 1])
-            #expect(try await server.send(.get, "/api/v1/meetings/\(meeting)/messages?limit=0", token: ann.token).status == 422)
+            // Pages of two, then of five: a last page that is exactly full has no next page.
+            for (limit, pages) in [(2, 3), (5, 1)] {
+                var seqs: [Int] = []
+                var cursor: String?
+                var requests = 0
+                repeat {
+                    let page = try await server.send(
+                        .get, "/api/v1/meetings/\(meeting)/messages?limit=\(limit)" + (cursor.map { "&beforeSeq=\($0)" } ?? ""), token: ann.token)
+                    seqs += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
+                    cursor = page.string("nextCursor")
+                    requests += 1
+                } while cursor != nil && requests < 10
+                #expect(seqs == [5, 4, 3, 2, 1] && requests == pages, "limit \(limit): \(requests) requests")
+            }
+            // One 422 names every bad parameter, as the conventions say.
+            for (query, problems) in [("limit=0", ["limit: field.outOfRange"]), ("limit=abc", ["limit: field.wrongType"]),
+                                      ("beforeSeq=0&limit=x", ["beforeSeq: field.outOfRange", "limit: field.wrongType"]),
+                                      ("beforeSeq=soon", ["beforeSeq: field.wrongType"])] {
+                let refused = try await server.send(.get, "/api/v1/meetings/\(meeting)/messages?\(query)", token: ann.token)
+                let named = (refused.json["errors"] as? [[String: Any]] ?? []).map { "\($0["field"] ?? ""): \($0["code"] ?? "")" }
+                #expect(refused.status == 422 && named == problems, "\(query): \(refused.text)")
+            }
 
             // A burst past the rate limit is refused with the delay to wait. The limit refills one
             // post a second, so on a loaded machine the burst may take more than ten posts.
