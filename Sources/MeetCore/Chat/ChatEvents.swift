@@ -54,8 +54,14 @@ enum ChatEvents {
             return
         }
         // An event this version cannot read is skipped, never retried forever.
-        guard let payload = try? decoder.decode(MeetingEventPayload.self, from: event.payload),
-              let meeting = try MeetingRecord.filter(Column("id") == payload.meetingId).fetchOne(db) else { return }
+        guard let payload = try? decoder.decode(MeetingEventPayload.self, from: event.payload) else { return }
+        if event.kind == .meetingDeleted {
+            // The meeting and its room are gone: only its members' subscriptions are left to end
+            // (the actor's too, should a moderator have been one).
+            written.departures += (payload.recipients + [payload.actorId]).map { ChatDeparture(meetingId: payload.meetingId, userId: $0) }
+            return
+        }
+        guard let meeting = try MeetingRecord.filter(Column("id") == payload.meetingId).fetchOne(db) else { return }
         let note: ChatSystemNote?
         switch event.kind {
         case .meetingJoined, .invitationAccepted:

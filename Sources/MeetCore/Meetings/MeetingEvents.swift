@@ -8,6 +8,9 @@ extension DomainEvent.Kind {
     public static let meetingEdited = Self(rawValue: "meeting.edited")
     /// The organizer or a moderator cancelled a meeting.
     public static let meetingCancelled = Self(rawValue: "meeting.cancelled")
+    /// A moderator deleted a meeting, or the account of its organizer; the recipients are the
+    /// members it had. Nobody is notified: only the chat reads it, to end their subscriptions.
+    public static let meetingDeleted = Self(rawValue: "meeting.deleted")
     /// A user joined a meeting.
     public static let meetingJoined = Self(rawValue: "meeting.joined")
     /// A member left a meeting.

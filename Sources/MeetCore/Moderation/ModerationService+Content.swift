@@ -72,11 +72,13 @@ extension ModerationService {
     }
 
     /// Deletes a meeting with its members, invitations and chat room; it leaves a running
-    /// server's feed at once (the `meeting` trigger logs the delete).
+    /// server's feed at once (the `meeting` trigger logs the delete), and its members' room
+    /// subscriptions end (`meeting.deleted`).
     public func deleteMeeting(_ id: String, reason: String, by moderator: Moderator) async throws {
         let time = now()
         try await database.writer.write { db in
             _ = try Self.findMeeting(id, in: db)
+            try Self.recordDeletion(ofMeetings: MeetingRecord.filter(Column("id") == id), by: moderator, in: db, at: time)
             try db.execute(sql: "DELETE FROM meeting WHERE id = ?", arguments: [id])
             try AuditLog.record("meeting.delete", targetType: "meeting", targetId: id, by: moderator.name, reason: reason, in: db, at: time)
         }
@@ -90,6 +92,7 @@ extension ModerationService {
         try await database.writer.write { db in
             let user = try Self.find(reference, in: db)
             guard user.id != moderator.userId else { throw MeetError.notOnYourself }
+            try Self.recordDeletion(ofMeetings: MeetingRecord.filter(Column("organizerId") == user.id), by: moderator, in: db, at: time)
             try db.execute(sql: "DELETE FROM user WHERE id = ?", arguments: [user.id])
             try ChangeLog.record(.userBanned, subject: user.id, detail: "account deleted", in: db, at: time)
             // The audit line names the account by id only: the address is personal data.
@@ -99,6 +102,17 @@ extension ModerationService {
 }
 
 extension ModerationService {
+    /// Records `meeting.deleted` for each of `meetings` before they go with their members:
+    /// the event is what tells a running server (this one or another process's) whose room
+    /// subscriptions to end.
+    private static func recordDeletion(ofMeetings meetings: QueryInterfaceRequest<MeetingRecord>, by moderator: Moderator,
+                                       in db: Database, at time: Date) throws {
+        for meeting in try meetings.fetchAll(db) {
+            try DomainEvent.meeting(.meetingDeleted, meeting, actor: moderator.userId ?? moderator.name,
+                                    recipients: try meeting.memberIds(in: db)).record(in: db, at: time)
+        }
+    }
+
     /// Redacts a chat message through chat's own redaction: its text goes, a `deleted` event
     /// takes the room's next seq and a running server broadcasts it to the room.
     public func redactMessage(_ id: String, reason: String, by moderator: Moderator) async throws {

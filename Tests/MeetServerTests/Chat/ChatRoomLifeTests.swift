@@ -1,4 +1,5 @@
 import Foundation
+import MeetCore
 import NIOCore
 import Stomp
 import Testing
@@ -114,6 +115,35 @@ import Testing
                 await device.close()
             }
             await organizer.close()
+        }
+    }
+
+    /// A meeting deleted by a moderator from another process (the admin CLI), or with its
+    /// organizer's account, ends its members' subscriptions to its rooms, as leaving does.
+    @Test func aDeletedMeetingEndsItsMembersRooms() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let (ann, cy, bob) = (try await server.signedInUser(), try await server.signedInUser(), try await server.signedInUser())
+            let deleted = try await Chat.meeting(server, by: ann)
+            let organizerDeleted = try await Chat.meeting(server, by: cy)
+            for meeting in [deleted, organizerDeleted] { try await Chat.join(server, bob, meeting) }
+            let device = try await Rooms.connect(port: port, token: bob.token)
+            let topics: Set = ["/topic/meetings.\(deleted).chat", "/topic/meetings.\(deleted).typing",
+                               "/topic/meetings.\(organizerDeleted).chat"]
+            for topic in topics.sorted() { #expect(try await Rooms.subscribe(device, to: topic).command == .receipt) }
+
+            let database = try AppDatabase(dataDirectory: server.dataDirectory.path)
+            ChangeNudge.install(on: database, dataDirectory: server.dataDirectory.path)
+            let moderation = ModerationService(database: database, now: Date.init)
+            try await moderation.deleteMeeting(deleted, reason: "spam", by: .terminal(login: "mod"))
+            try await moderation.deleteUser(cy.id, reason: "spam", by: .terminal(login: "mod"))
+            let isRefusal = { (frame: StompFrame) in frame.headers["destination"] == "/user/queue/errors" }
+            let told = try await Chat.frames(from: device) { $0.filter(isRefusal).count == 3 }.filter(isRefusal)
+            #expect(Set(told.compactMap { Chat.json($0)["destination"] as? String }) == topics)
+            #expect(told.allSatisfy { $0.headers["code"] == "meeting.notMember" })
+            // The session carries on.
+            #expect(try await Rooms.subscribe(device, to: "/user/queue/notifications").command == .receipt)
+            await device.close()
         }
     }
 }
