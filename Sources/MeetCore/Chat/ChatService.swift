@@ -29,6 +29,8 @@ public final class ChatService: Sendable {
 
     /// The most messages one history page or catch-up read returns.
     public static let pageLimit = 1...200
+    /// How long a failed pass over the event log waits before the next try (doubling to 30 s).
+    static let firstEventRetry = Duration.milliseconds(250)
 
     let database: AppDatabase
     let now: @Sendable () -> Date
@@ -63,8 +65,11 @@ public final class ChatService: Sendable {
                 departures.append(contentsOf: written.departures)
             }
             listener.announce(appended, departures)
+            // The events this batch was to read first failed to be read: the reader tries again.
+            if batch.events.eventsPending { listener.eventsUnread() }
             return batch.outcomes
         }
+        listener.setEventsUnread { [weak self] in self?.wakeEventReader() }
     }
 
     /// Sets who hears of committed messages (the broker's broadcast), in commit order.
@@ -101,7 +106,8 @@ public final class ChatService: Sendable {
     }
 
     /// Queues a pass over the event log, unless one is queued; a wake during a pass queues
-    /// another after it, so no event waits for the next poll.
+    /// another after it, so no event waits for the next poll. A pass that fails (an I/O error)
+    /// is tried again, less and less often, rather than left until the next event.
     private func wakeEventReader() {
         let starts = eventReader.withLock { state in
             defer { state = state == .idle ? .reading : .readingAgain }
@@ -110,8 +116,16 @@ public final class ChatService: Sendable {
         guard starts else { return }
         Task {
             var again = true
+            var retryDelay = Self.firstEventRetry
             while again {
-                let pending = (try? await queue.submit(.events))?.eventsPending ?? false
+                let pass = try? await queue.submit(.events)
+                if pass == nil {
+                    try? await Task.sleep(for: retryDelay)
+                    retryDelay = min(retryDelay * 2, .seconds(30))
+                } else {
+                    retryDelay = Self.firstEventRetry
+                }
+                let pending = pass?.eventsPending ?? true
                 again = eventReader.withLock { state in
                     defer { state = (pending || state == .readingAgain) ? .reading : .idle }
                     return pending || state == .readingAgain
@@ -323,7 +337,7 @@ private enum EventReaderState {
 }
 
 /// Who hears of committed messages and departures; set once the broker exists, which is made
-/// after the services.
+/// after the services. And the event reader, told when a batch failed to read the events.
 ///
 /// The two closures live in a struct, never bare in the `Mutex`: `withLock { $0 }` on a
 /// `Mutex<(closure)?>` writes the value back through the generic `inout`, wrapping the stored
@@ -334,6 +348,7 @@ final class ChatListener: Sendable {
     private struct Listeners {
         var messages: (@Sendable ([ChatMessage]) -> Void)?
         var departures: (@Sendable ([ChatDeparture]) -> Void)?
+        var eventsUnread: (@Sendable () -> Void)?
     }
 
     private let listeners = Mutex(Listeners())
@@ -344,6 +359,14 @@ final class ChatListener: Sendable {
 
     func setDepartures(_ announce: @escaping @Sendable ([ChatDeparture]) -> Void) {
         listeners.withLock { $0.departures = announce }
+    }
+
+    func setEventsUnread(_ wake: @escaping @Sendable () -> Void) {
+        listeners.withLock { $0.eventsUnread = wake }
+    }
+
+    func eventsUnread() {
+        listeners.withLock { $0 }.eventsUnread?()
     }
 
     /// Departures go first: whoever left does not hear the room's note of it.

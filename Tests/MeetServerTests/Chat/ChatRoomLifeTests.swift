@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import MeetCore
 import NIOCore
 import Stomp
@@ -144,6 +145,33 @@ import Testing
             // The session carries on.
             #expect(try await Rooms.subscribe(device, to: "/user/queue/notifications").command == .receipt)
             await device.close()
+        }
+    }
+
+    /// A pass over the event log that fails (a trigger stands in for an I/O error) is tried
+    /// again: the room's note of a join arrives once the fault is gone, with no later event or
+    /// post to wake the reader.
+    @Test func aFailedReadOfTheEventsIsTriedAgain() async throws {
+        let port = try await Rooms.freeLoopbackPort()
+        try await TestServer.run(stompPort: port) { server in
+            let other = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            defer { try? other.close() }
+            let (ann, bob) = (try await server.signedInUser(), try await server.signedInUser())
+            let meeting = try await Chat.meeting(server, by: ann)
+            let organizer = try await Rooms.connect(port: port, token: ann.token)
+            #expect(try await Rooms.subscribe(organizer, to: "/topic/meetings.\(meeting).chat").command == .receipt)
+            try await other.write { db in
+                try db.execute(sql: """
+                    CREATE TRIGGER chatFault BEFORE INSERT ON chatMessage WHEN NEW.type = 'system'
+                    BEGIN SELECT RAISE(ABORT, 'disk trouble'); END
+                    """)
+            }
+            #expect(try await server.send(.post, "/api/v1/meetings/\(meeting)/join", token: bob.token).status == 200)
+            try await Task.sleep(for: .milliseconds(500))  // the first passes fail
+            try await other.write { db in try db.execute(sql: "DROP TRIGGER chatFault") }
+            let joined = try #require(try await organizer.next())
+            #expect(Self.system(joined).kind == "memberJoined" && Self.system(joined).arguments["userId"] == bob.id)
+            await organizer.close()
         }
     }
 }
