@@ -11,16 +11,20 @@ struct OnTheWayRouting: Sendable {
 
     /// One SEND from a member: a position (checked, then placed against the meeting as it is
     /// now) or a stop. Completes once the subscribers have been told, so the RECEIPT follows.
-    /// - Throws: a ``StompRefusal`` for a body that is no request; `MeetError`s of
-    ///   ``PositionFix`` and ``OnTheWayBoard/share(_:by:session:in:heading:)``.
+    /// - Throws: a ``StompRefusal`` for a body that is no request or a sender who left
+    ///   meanwhile; `MeetError`s of ``PositionFix``, ``MeetingDestination`` and
+    ///   ``OnTheWayBoard/share(_:by:session:in:heading:)``.
     func receive(_ body: Data, from userId: String, session: String, in meetingId: String) async throws {
         switch try ChatRoomApplication.decode(OnTheWayRequest.self, body, shape: OnTheWayRequest.shape) {
         case .stop:
             try await tracker.stop(userId, in: meetingId).get()
         case let .position(lat, lon, accuracy, heading, speed):
             let fix = try PositionFix(lat: lat, lon: lon, accuracy: accuracy, heading: heading, speed: speed, at: tracker.now())
-            let destination = try await MeetingDestination.read(meetingId, in: database)
-            try await tracker.share(fix, by: userId, session: session, in: meetingId, heading: destination).get()
+            // Taken before the read: a departure announced after it refuses the share (see
+            // ``OnTheWayTracker/departureMark``), one announced before it made the read refuse.
+            let mark = tracker.departureMark
+            let destination = try await MeetingDestination.read(meetingId, for: userId, in: database)
+            try await tracker.share(fix, by: userId, session: session, in: meetingId, heading: destination, unlessDepartedAfter: mark).get()
         }
     }
 

@@ -27,12 +27,24 @@ final class OnTheWayTracker: Sendable {
         var live: LiveRelay?
         /// Members reporting through other nodes: meeting → user → position.
         var remote: [String: [String: OnTheWayBoard.Position]] = [:]
+        /// Recent departures from meetings (``depart(_:from:)``): meeting → user → the mark
+        /// it took and when, kept for ``departureMemory``.
+        var departed: [String: [String: (mark: UInt64, at: Date)]] = [:]
     }
+
+    /// How long a departure's mark is kept: far longer than a position's read takes.
+    static let departureMemory: TimeInterval = 60
 
     let eventLoop: any EventLoop
     let now: @Sendable () -> Date
     private let state: NIOLoopBoundBox<State>
     private let sweep = Mutex<RepeatedTask?>(nil)
+    private let departures = Atomic<UInt64>(0)
+
+    /// How many departures this node has heard of. A position taken with the mark read before
+    /// its membership check is refused if its sender departed after the mark: either the check
+    /// saw the leave, or the departure came after it and its mark is larger.
+    var departureMark: UInt64 { departures.load(ordering: .acquiring) }
 
     /// A tracker whose expiries (the window's end, lost connections) are checked every `sweepEvery`.
     init(policy: LocationSharingPolicy, eventLoop: any EventLoop, now: @escaping @Sendable () -> Date,
@@ -66,21 +78,34 @@ final class OnTheWayTracker: Sendable {
     }
 
     /// Takes a member's position and tells the meeting's subscribers; completes once it has.
+    /// Refused (`meeting.notMember`) if they departed from the meeting after `mark`.
     func share(_ fix: PositionFix, by userId: String, session: String, in meetingId: String,
-               heading destination: MeetingDestination) -> EventLoopFuture<Void> {
+               heading destination: MeetingDestination, unlessDepartedAfter mark: UInt64) -> EventLoopFuture<Void> {
         eventLoop.submit {
+            if let departure = self.state.value.departed[meetingId]?[userId], departure.mark > mark { throw ChatRevocation.refusal }
             let position = try self.state.value.board.share(fix, by: userId, session: session, in: meetingId, heading: destination)
             self.publish(OnTheWayBody(position), in: meetingId)
         }
     }
 
-    /// Ends a member's sharing (they asked, left or were removed); completes once the meeting's
-    /// subscribers have been told.
-    @discardableResult
+    /// Ends a member's sharing at their asking; completes once the meeting's subscribers have
+    /// been told.
     func stop(_ userId: String, in meetingId: String) -> EventLoopFuture<Void> {
-        eventLoop.submit {
-            if self.state.value.board.stop(userId, in: meetingId) { self.publish(.stopped(userId), in: meetingId) }
+        eventLoop.submit { self.end(userId, in: meetingId) }
+    }
+
+    /// Ends a member's sharing because they no longer belong to the meeting, and remembers it
+    /// against a position whose membership was checked before (``departureMark``).
+    func depart(_ userId: String, from meetingId: String) {
+        eventLoop.execute {
+            let mark = self.departures.wrappingAdd(1, ordering: .releasing).newValue
+            self.state.value.departed[meetingId, default: [:]][userId] = (mark, self.now())
+            self.end(userId, in: meetingId)
         }
+    }
+
+    private func end(_ userId: String, in meetingId: String) {
+        if state.value.board.stop(userId, in: meetingId) { publish(.stopped(userId), in: meetingId) }
     }
 
     /// Ends all of a user's sharing at once (their sign-in ended everywhere: a ban).
@@ -107,6 +132,10 @@ final class OnTheWayTracker: Sendable {
 
     private func expire() {
         let time = now()
+        state.value.departed = state.value.departed.compactMapValues { users in
+            let recent = users.filter { time.timeIntervalSince($0.value.at) < Self.departureMemory }
+            return recent.isEmpty ? nil : recent
+        }
         if !state.value.board.isEmpty {
             for ended in state.value.board.expire(at: time) { publish(.stopped(ended.userId), in: ended.meetingId) }
         }

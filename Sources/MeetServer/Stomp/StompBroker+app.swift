@@ -43,7 +43,7 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
     let endHere: @Sendable ([ChatDeparture]) -> Void = { [weak broker] departures in
         guard let broker else { return }
         ChatRevocation.endSubscriptions(of: departures, on: broker)
-        for departure in departures { onTheWay.stop(departure.userId, in: departure.meetingId) }
+        for departure in departures { onTheWay.depart(departure.userId, from: departure.meetingId) }
     }
     services.chat.onDeparted { departures in
         endHere(departures)
