@@ -66,10 +66,10 @@ public final class ChatService: Sendable {
             }
             listener.announce(appended, departures)
             // The events this batch was to read first failed to be read: the reader tries again.
-            if batch.events.eventsPending { listener.eventsUnread() }
+            if batch.events.eventsPending { listener.wakeEventReader() }
             return batch.outcomes
         }
-        listener.setEventsUnread { [weak self] in self?.wakeEventReader() }
+        listener.setEventReaderWake { [weak self] in self?.wakeEventReader() }
     }
 
     /// Sets who hears of committed messages (the broker's broadcast), in commit order.
@@ -120,7 +120,7 @@ public final class ChatService: Sendable {
             while again {
                 let pass = try? await queue.submit(.events)
                 if pass == nil {
-                    try? await Task.sleep(for: retryDelay)
+                    await waitBeforeRetry(retryDelay)
                     retryDelay = min(retryDelay * 2, .seconds(30))
                 } else {
                     retryDelay = Self.firstEventRetry
@@ -131,6 +131,15 @@ public final class ChatService: Sendable {
                     return pending || state == .readingAgain
                 }
             }
+        }
+    }
+
+    /// Waits `delay` after a failed pass, or less if a wake came meanwhile (a new event, such
+    /// as a leave whose subscriptions must end within a second, is worth trying at once).
+    private func waitBeforeRetry(_ delay: Duration) async {
+        let deadline = ContinuousClock.now + delay
+        while ContinuousClock.now < deadline, eventReader.withLock({ $0 }) != .readingAgain {
+            try? await Task.sleep(for: min(Self.firstEventRetry, deadline - ContinuousClock.now))
         }
     }
 
@@ -348,7 +357,7 @@ final class ChatListener: Sendable {
     private struct Listeners {
         var messages: (@Sendable ([ChatMessage]) -> Void)?
         var departures: (@Sendable ([ChatDeparture]) -> Void)?
-        var eventsUnread: (@Sendable () -> Void)?
+        var eventReaderWake: (@Sendable () -> Void)?
     }
 
     private let listeners = Mutex(Listeners())
@@ -361,12 +370,12 @@ final class ChatListener: Sendable {
         listeners.withLock { $0.departures = announce }
     }
 
-    func setEventsUnread(_ wake: @escaping @Sendable () -> Void) {
-        listeners.withLock { $0.eventsUnread = wake }
+    func setEventReaderWake(_ wake: @escaping @Sendable () -> Void) {
+        listeners.withLock { $0.eventReaderWake = wake }
     }
 
-    func eventsUnread() {
-        listeners.withLock { $0 }.eventsUnread?()
+    func wakeEventReader() {
+        listeners.withLock { $0 }.eventReaderWake?()
     }
 
     /// Departures go first: whoever left does not hear the room's note of it.
