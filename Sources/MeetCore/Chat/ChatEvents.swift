@@ -57,8 +57,11 @@ enum ChatEvents {
         guard let payload = try? decoder.decode(MeetingEventPayload.self, from: event.payload) else { return }
         if event.kind == .meetingDeleted {
             // The meeting and its room are gone: only its members' subscriptions are left to end
-            // (the actor's too, should a moderator have been one).
-            written.departures += (payload.recipients + [payload.actorId]).map { ChatDeparture(meetingId: payload.meetingId, userId: $0) }
+            // (the moderator's too, should they have been one; a terminal's login is no user).
+            let moderator = try String.fetchOne(db, sql: "SELECT id FROM user WHERE id = ?", arguments: [payload.actorId])
+            written.departures += (payload.recipients + (moderator.map { [$0] } ?? [])).map {
+                ChatDeparture(meetingId: payload.meetingId, userId: $0)
+            }
             return
         }
         guard let meeting = try MeetingRecord.filter(Column("id") == payload.meetingId).fetchOne(db) else { return }

@@ -8,9 +8,9 @@ func addChatRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, li
     api.get("meetings/{id}/messages") { request, context in
         let viewer = try context.requireUser()
         let page = try HistoryPage(request)
-        let messages = try await chat.history(
+        let history = try await chat.history(
             of: try context.parameters.require("id"), viewer: viewer, beforeSeq: page.beforeSeq, limit: page.limit)
-        return page.list(messages, linkBase: linkBase)
+        return page.list(history, linkBase: linkBase)
     }
     api.post("meetings/{id}/messages/read") { request, context in
         let reader = try context.requireUser()
@@ -40,9 +40,9 @@ func addDirectRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, 
     api.get("direct/{id}/messages") { request, context in
         let viewer = try context.requireUser()
         let page = try HistoryPage(request)
-        let messages = try await chat.directHistory(
+        let history = try await chat.directHistory(
             with: try context.parameters.require("id"), viewer: viewer, beforeSeq: page.beforeSeq, limit: page.limit)
-        return page.list(messages, linkBase: linkBase)
+        return page.list(history, linkBase: linkBase)
     }
     api.post("direct/{id}/messages/read") { request, context in
         let reader = try context.requireUser()
