@@ -348,7 +348,7 @@ private enum EventReaderState {
 /// Who hears of committed messages and departures; set once the broker exists, which is made
 /// after the services. And the event reader, told when a batch failed to read the events.
 ///
-/// The two closures live in a struct, never bare in the `Mutex`: `withLock { $0 }` on a
+/// The closures live in a struct, never bare in the `Mutex`: `withLock { $0 }` on a
 /// `Mutex<(closure)?>` writes the value back through the generic `inout`, wrapping the stored
 /// closure in two more reabstraction thunks at every read, so each batch's broadcast would run
 /// through a chain as long as the number of batches before it (and overflow the writer's stack
