@@ -132,9 +132,11 @@ final class OnTheWayTracker: Sendable {
 
     private func expire() {
         let time = now()
-        state.value.departed = state.value.departed.compactMapValues { users in
-            let recent = users.filter { time.timeIntervalSince($0.value.at) < Self.departureMemory }
-            return recent.isEmpty ? nil : recent
+        if !state.value.departed.isEmpty {
+            state.value.departed = state.value.departed.compactMapValues { users in
+                let recent = users.filter { time.timeIntervalSince($0.value.at) < Self.departureMemory }
+                return recent.isEmpty ? nil : recent
+            }
         }
         if !state.value.board.isEmpty {
             for ended in state.value.board.expire(at: time) { publish(.stopped(ended.userId), in: ended.meetingId) }

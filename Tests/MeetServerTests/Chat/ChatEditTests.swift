@@ -115,7 +115,7 @@ import Testing
             let posted = try await Self.frames(organizer, 2).first { $0.command == .message }
             let messageId = try #require(posted.flatMap { Chat.json($0)["id"] as? String })
 
-            let cli = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            let cli = try server.otherConnection()
             let event = try await cli.write { db in
                 try ChatModeration.redact(messageId: messageId, by: "terminal:root", at: Date(), in: db)
             }

@@ -133,7 +133,7 @@ import Testing
                                "/topic/meetings.\(organizerDeleted).chat"]
             for topic in topics.sorted() { #expect(try await Rooms.subscribe(device, to: topic).command == .receipt) }
 
-            let pool = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            let pool = try server.otherConnection()
             defer { try? pool.close() }
             let database = try AppDatabase(pool)
             ChangeNudge.install(on: database, dataDirectory: server.dataDirectory.path)
@@ -156,7 +156,7 @@ import Testing
     @Test func aFailedReadOfTheEventsIsTriedAgain() async throws {
         let port = try await Rooms.freeLoopbackPort()
         try await TestServer.run(stompPort: port) { server in
-            let other = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            let other = try server.otherConnection()
             defer { try? other.close() }
             let (ann, bob, cy) = (try await server.signedInUser(), try await server.signedInUser(), try await server.signedInUser())
             let meeting = try await Chat.meeting(server, by: ann)

@@ -77,7 +77,7 @@ import Testing
     @Test func anotherProcessesRevocationBanAndRemovalEndTheGrant() async throws {
         let port = try await Rooms.freeLoopbackPort()
         try await TestServer.run(stompPort: port) { server in
-            let other = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            let other = try server.otherConnection()
             defer { try? other.close() }
             let changes: [(sql: String, code: String)] = [
                 ("DELETE FROM accessToken WHERE userId = ?", "auth.sessionEnded"),
@@ -99,7 +99,7 @@ import Testing
     @Test func postsFromAUserBannedByAnotherProcessAreNotStored() async throws {
         let port = try await Rooms.freeLoopbackPort()
         try await TestServer.run(stompPort: port) { server in
-            let other = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            let other = try server.otherConnection()
             defer { try? other.close() }
             let (ann, bob, meeting, client) = try await Self.grantedMember(server, port: port)
             try await LiveClientTests.befriend(server, ann, bob)

@@ -84,7 +84,7 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func aRememberedTokenIsRefusedOnceRevokedBannedOrExpired() async throws {
         let clock = SkewedClock()
         try await TestServer.run(now: { clock.now }) { server in
-            let other = try AppDatabase.openPool(path: server.dataDirectory.appendingPathComponent(AppDatabase.fileName).path)
+            let other = try server.otherConnection()
             defer { try? other.close() }
             for sql in ["DELETE FROM accessToken WHERE userId = ?", "UPDATE user SET banned = 1 WHERE id = ?"] {
                 let ann = try await server.signedInUser()
