@@ -29,6 +29,17 @@ extension StompBroker {
         signedIn.withLock { ($0.sessionCount, $0.userCount) }
     }
 
+    /// The destinations `userId`'s signed-in sessions here subscribe to, over all of them, each
+    /// session's read on its own event loop.
+    public func destinations(subscribedBy userId: String) async -> Set<String> {
+        var destinations = Set<String>()
+        for session in signedIn.withLock({ $0.sessions(of: userId) }) {
+            let subscribed = try? await session.eventLoop.submit { session.subscriptions.values.map(\.destination) }.get()
+            destinations.formUnion(subscribed ?? [])
+        }
+        return destinations
+    }
+
     /// Ends every signed-in session of `userId` whose principal `matches` (all of them by
     /// default): each gets an ERROR with the refusal's `code` and `message`, then the close, on
     /// its own event loop. Callable from any thread; returns at once.

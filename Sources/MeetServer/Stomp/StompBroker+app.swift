@@ -50,6 +50,7 @@ func makeStompBroker(_ configuration: ServerConfiguration, services: AppServices
         live.announce(departures)
     }
     live.onDeparture(endHere)
+    ChatDepartureCheck.follow(services.changes, broker: broker, database: services.database, logger: stompLogger, depart: endHere)
     services.presence.attach(to: broker)
     onTheWay.attach(to: broker, live: live)
     live.onLocation { meetingId, body in
