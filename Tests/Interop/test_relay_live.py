@@ -1,6 +1,7 @@
 """What is live but never stored crosses nodes too (docs/scaling.md, `LiveRelay`): typing in a
 room and in a direct conversation, members on the way (live and in a new subscriber's
-snapshot), a member's departure ending their subscriptions on the other node, and presence (a
+snapshot), a member's departure ending their subscriptions on the other node (also while the relay is
+down), and presence (a
 friend online on one node is online to a friend on another, in the snapshot and live, and
 offline once gone from every node)."""
 import json
@@ -97,6 +98,32 @@ def test_a_member_who_leaves_on_one_node_stops_hearing_the_room_on_another(meetu
                 content_type="application/json", headers={"receipt": "after"})
     time.sleep(2.5)  # longer than the relay's sweep: nothing more may arrive on b
     assert len([f for f in on_b.messages() if f.headers["destination"] == chat]) == heard
+    writer.disconnect()
+    reader.disconnect()
+
+
+def test_a_leave_while_the_relay_is_down_still_ends_the_room_on_another_node(meetupd, rabbitmq):
+    a, b = nodes(meetupd, rabbitmq)
+    ann, bob = register_users(a, 2)
+    meeting = room(a, [ann, bob])
+    chat = f"/topic/meetings.{meeting}.chat"
+    reader, on_b = subscribed(b, bob, chat)
+    reader.subscribe("/user/queue/errors", id="errors", headers={"receipt": "errors"})
+    on_b.wait_for("RECEIPT", lambda f: f.headers.get("receipt-id") == "errors")
+    rabbitmq.stop()
+    try:
+        # a's departure reaches nobody through the relay: b learns it from the change log.
+        assert a.request("POST", f"/api/v1/meetings/{meeting}/leave", token=bob["token"])[0] == 204
+        refusal = on_b.wait_for("MESSAGE", lambda f: f.headers["destination"] == "/user/queue/errors")
+        assert json.loads(refusal.body)["code"] == "meeting.notMember"
+        assert chat in refusal.body
+    finally:
+        rabbitmq.start()
+    writer, _ = connect_ws(b, ann["token"])
+    writer.send(f"/app/meetings.{meeting}.chat", json.dumps({"text": "after", "clientMessageId": "c1"}),
+                content_type="application/json", headers={"receipt": "after"})
+    time.sleep(1)
+    assert not [f for f in on_b.messages() if f.headers["destination"] == chat]
     writer.disconnect()
     reader.disconnect()
 
