@@ -152,6 +152,9 @@ import Testing
         #expect(throws: Localizer.LoadError.self) {
             try makeLocalizer(english: #""unterminated" = "#, ukrainian: "")
         }
+        #expect(throws: Localizer.LoadError.self) {
+            try makeLocalizer(english: "\"a\" = \"one\";\n  \"a\" = \"two\";\n", ukrainian: "")
+        }
         let plurals = """
             <?xml version="1.0" encoding="UTF-8"?>
             <plist version="1.0"><dict><key>k</key><dict>

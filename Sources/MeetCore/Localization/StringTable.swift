@@ -19,6 +19,9 @@ struct StringTable: Sendable {
             guard let strings = try Self.propertyList(stringsFile) as? [String: String] else {
                 throw Localizer.LoadError(file: stringsFile.path, reason: "expected \"key\" = \"value\"; pairs")
             }
+            if let repeated = try Self.repeatedKey(in: stringsFile) {
+                throw Localizer.LoadError(file: stringsFile.path, reason: "\(repeated) is given twice")
+            }
             self.strings = strings
         }
         let pluralsFile = folder.appendingPathComponent("Localizable.stringsdict")
@@ -38,6 +41,19 @@ struct StringTable: Sendable {
         } catch {
             throw Localizer.LoadError(file: file.path, reason: "\(error)")
         }
+    }
+
+    /// The first key that starts two lines of `file`. A property list keeps the last of equal
+    /// keys without a word, so a text edited in one place could be overridden by another.
+    private static func repeatedKey(in file: URL) throws -> String? {
+        var seen = Set<Substring>()
+        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
+            let entry = line.drop { $0 == " " || $0 == "\t" }
+            guard entry.first == "\"", let end = entry.dropFirst().firstIndex(of: "\"") else { continue }
+            let key = entry[entry.index(after: entry.startIndex)..<end]
+            if !seen.insert(key).inserted { return String(key) }
+        }
+        return nil
     }
 
     /// Checks one entry against the `.stringsdict` format: a `NSStringLocalizedFormatKey` and,
