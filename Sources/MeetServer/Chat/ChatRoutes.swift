@@ -22,12 +22,9 @@ func addChatRoutes(to api: RouterGroup<AppRequestContext>, chat: ChatService, li
     api.get("me/rooms") { request, context in
         let me = try context.requireUser()
         var parameters = QueryParameters(request)
-        let limit = parameters.number("limit", 30) ?? 30
+        let limit = parameters.number("limit", 30, in: ChatService.roomPageLimit)
+        let cursor = parameters.value("cursor", ChatRoomCursor.init)
         try parameters.check()
-        let cursor = try parameters.string("cursor").map { text in
-            guard let cursor = ChatRoomCursor(text) else { throw MeetError.invalidField("cursor", "field.invalid") }
-            return cursor
-        }
         let page = try await chat.rooms(of: me, after: cursor, limit: limit)
         return ItemList(items: page.rooms.map { ChatRoomBody($0, linkBase: linkBase) }, nextCursor: page.next?.text)
     }
@@ -60,7 +57,7 @@ private struct HistoryPage {
     init(_ request: Request) throws {
         var parameters = QueryParameters(request)
         beforeSeq = parameters.number("beforeSeq", atLeast: 1)
-        limit = parameters.number("limit", 50) ?? 50
+        limit = parameters.number("limit", 50, in: ChatService.pageLimit)
         try parameters.check()
     }
 

@@ -14,9 +14,8 @@ func addFriendRoutes(to api: RouterGroup<AppRequestContext>, friends: FriendServ
     api.get("friends/suggestions") { request, context in
         let me = try context.requireUser()
         var parameters = QueryParameters(request)
-        let limit = parameters.number("limit", 20) ?? 20
+        let limit = parameters.number("limit", 20, in: 1...FriendService.maxSuggestions)
         try parameters.check()
-        try checkLimit(limit, max: FriendService.maxSuggestions)
         return ItemList(items: try await friends.suggestions(for: me, limit: limit))
     }
     api.get("friends/requests") { _, context in

@@ -19,9 +19,8 @@ func addAdminRoutes(
     }
     @Sendable func limit(_ request: Request) throws -> Int {
         var parameters = QueryParameters(request)
-        let limit = parameters.number("limit", 50) ?? 50
+        let limit = parameters.number("limit", 50, in: 1...1000)
         try parameters.check()
-        try checkLimit(limit, max: 1000)
         return limit
     }
 

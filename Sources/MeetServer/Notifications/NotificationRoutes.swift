@@ -7,9 +7,8 @@ func addNotificationRoutes(to api: RouterGroup<AppRequestContext>, inbox: InboxS
     api.get("notifications") { request, context in
         let me = try context.requireUser()
         var parameters = QueryParameters(request)
-        let limit = parameters.number("limit", 20) ?? 20
+        let limit = parameters.number("limit", 20, in: 1...InboxService.maximumLimit)
         try parameters.check()
-        try checkLimit(limit, max: InboxService.maximumLimit)
         let page = try await inbox.page(of: me, cursor: parameters.string("cursor"), limit: limit)
         let language = localizer.language(acceptLanguage: request.headers[.acceptLanguage])
         return ItemList(items: page.items.map { NotificationBody($0, language: language, localizer: localizer) }, nextCursor: page.nextCursor)

@@ -7,9 +7,9 @@ func addPlaceRoutes(to api: RouterGroup<AppRequestContext>, geocoder: any Geocod
     api.get("places/search") { request, context in
         _ = try context.requireUser()
         var parameters = QueryParameters(request)
-        let limit = parameters.number("limit", 10) ?? 10
+        let limit = parameters.number("limit", 10, in: 1...GeocoderQuery.maxLimit)
         let position = try position(&parameters, required: false)
-        try checkLimit(limit, max: GeocoderQuery.maxLimit)
+        try parameters.check()
         let query = parameters.string("q") ?? ""
         // Ranking the gazetteer's towns takes milliseconds: on the pool, not the event loop
         // that carries this connection's neighbours (chat among them).
@@ -45,11 +45,4 @@ private func position(_ parameters: inout QueryParameters, required: Bool) throw
     let lat: Double? = parameters.number("lat"), lon: Double? = parameters.number("lon")
     try parameters.check()
     return try Coordinate(validatingLat: lat ?? .nan, lon: lon ?? .nan)
-}
-
-/// 422 unless `limit` is between 1 and `max`.
-func checkLimit(_ limit: Int, max: Int) throws {
-    guard (1...max).contains(limit) else {
-        throw MeetError.invalidField("limit", "field.outOfRange", arguments: ["min": "1", "max": String(max)])
-    }
 }

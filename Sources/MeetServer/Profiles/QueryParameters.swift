@@ -39,6 +39,19 @@ struct QueryParameters {
         return value
     }
 
+    /// The parameter as a number within `bounds` (a page's `limit`), `fallback` when absent or
+    /// refused; one outside them is a `field.outOfRange` problem naming the bounds.
+    mutating func number(_ name: String, _ fallback: Int, in bounds: ClosedRange<Int>) -> Int {
+        let value = number(name, fallback) ?? fallback
+        guard bounds.contains(value) else {
+            problems.append(.init(field: name, code: "field.outOfRange", arguments: [
+                "minimum": String(bounds.lowerBound), "maximum": String(bounds.upperBound),
+            ]))
+            return fallback
+        }
+        return value
+    }
+
     /// The parameter read by `parse`, `nil` when absent; a value `parse` refuses is a
     /// `field.invalid` problem.
     mutating func value<Value>(_ name: String, _ parse: (String) -> Value?) -> Value? {

@@ -96,6 +96,8 @@ import Testing
                 let refused = try await server.send(.get, "/api/v1/me/rooms\(query)", token: ann.token)
                 #expect(refused.status == 422 && refused.text.contains("request.invalidFields"), "\(query)")
             }
+            let both = try await server.send(.get, "/api/v1/me/rooms?limit=101&cursor=nonsense", token: ann.token)
+            #expect((both.json["errors"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String } == ["limit", "cursor"], "\(both.text)")
             #expect(try await Self.rooms(server, cy).items.isEmpty)
             for client in [annClient, bobClient] { await client.close() }
         }

@@ -237,6 +237,7 @@ import Testing
             // One 422 names every bad parameter, as the conventions say.
             for (query, problems) in [("limit=0", ["limit: field.outOfRange"]), ("limit=abc", ["limit: field.wrongType"]),
                                       ("beforeSeq=0&limit=x", ["beforeSeq: field.outOfRange", "limit: field.wrongType"]),
+                                      ("beforeSeq=0&limit=201", ["beforeSeq: field.outOfRange", "limit: field.outOfRange"]),
                                       ("beforeSeq=soon", ["beforeSeq: field.wrongType"])] {
                 let refused = try await server.send(.get, "/api/v1/meetings/\(meeting)/messages?\(query)", token: ann.token)
                 let named = (refused.json["errors"] as? [[String: Any]] ?? []).map { "\($0["field"] ?? ""): \($0["code"] ?? "")" }
