@@ -153,9 +153,12 @@ struct AppServices {
         presence = PresenceTracker(
             store: PresenceStore(database: database), eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
             grace: TimeAmount(configuration.presenceGrace))
+        var chatLogger = Logger(label: "meetupd")
+        chatLogger.logLevel = configuration.logLevel
+        chatLogger[metadataKey: "subsystem"] = "chat"
         chat = ChatService(
             database: database, now: configuration.now, burst: configuration.chatBurst, perSecond: configuration.chatMessagesPerSecond,
-            pushDelay: configuration.push.chatDelay)
+            pushDelay: configuration.push.chatDelay, logger: chatLogger)
         changes = try ChangeTail(database: database, now: configuration.now)
         meetings.follow(changes)
         chat.follow(changes)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import Synchronization
 
 /// The chat rooms of meetings: posting (durable, ordered, idempotent), history and catch-up.
@@ -34,6 +35,8 @@ public final class ChatService: Sendable {
 
     let database: AppDatabase
     let now: @Sendable () -> Date
+    /// Where a failed pass over the event log is told: nobody waits for its answer.
+    let logger: Logger
     let rateLimit: ChatRateLimit
     /// Re-sends (a repeated `clientMessageId`) that `rateLimit` does not charge, or answers past
     /// it: a reconnecting client re-sends the few posts it had no RECEIPT for, and a loop of
@@ -46,9 +49,10 @@ public final class ChatService: Sendable {
     /// `pushDelay`: how long the pushes of a room's message wait for the messages that follow
     /// it, to go out as one (``ChatPushes``).
     public init(database: AppDatabase, now: @escaping @Sendable () -> Date, burst: Int = 10, perSecond: Double = 1,
-                pushDelay: TimeInterval = ChatPushes.defaultDelay) {
+                pushDelay: TimeInterval = ChatPushes.defaultDelay, logger: Logger = Logger(label: "meetupd.chat")) {
         self.database = database
         self.now = now
+        self.logger = logger
         self.rateLimit = ChatRateLimit(burst: burst, perSecond: perSecond)
         self.resends = ChatRateLimit(burst: burst * 5, perSecond: perSecond * 5)
         let writer = ChatBatchWriter(pushDelay: pushDelay, posters: ChatPosters(database: database),
@@ -118,7 +122,14 @@ public final class ChatService: Sendable {
             var again = true
             var retryDelay = Self.firstEventRetry
             while again {
-                let pass = try? await queue.submit(.events)
+                var pass: ChatWritten?
+                do {
+                    pass = try await queue.submit(.events)
+                } catch {
+                    logger.warning("a pass over the event log failed; trying again", metadata: [
+                        "error": "\(error)", "retryIn": "\(retryDelay)",
+                    ])
+                }
                 if pass == nil {
                     await waitBeforeRetry(retryDelay)
                     retryDelay = min(retryDelay * 2, .seconds(30))
