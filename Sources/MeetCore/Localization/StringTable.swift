@@ -43,15 +43,38 @@ struct StringTable: Sendable {
         }
     }
 
-    /// The first key that starts two lines of `file`. A property list keeps the last of equal
-    /// keys without a word, so a text edited in one place could be overridden by another.
+    /// The first key given twice in the `.strings` text of `file`. A property list keeps the
+    /// last of equal keys without a word, so a text edited in one place could be overridden by
+    /// another. Reads the format's tokens: comments are skipped, a quoted string honours its
+    /// backslash escapes, and the one an entry starts with (at the start or after a `;`) is a key.
     private static func repeatedKey(in file: URL) throws -> String? {
-        var seen = Set<Substring>()
-        for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
-            let entry = line.drop { $0 == " " || $0 == "\t" }
-            guard entry.first == "\"", let end = entry.dropFirst().firstIndex(of: "\"") else { continue }
-            let key = entry[entry.index(after: entry.startIndex)..<end]
-            if !seen.insert(key).inserted { return String(key) }
+        let data = try Data(contentsOf: file)
+        guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .utf16) else {
+            throw Localizer.LoadError(file: file.path, reason: "neither UTF-8 nor UTF-16")
+        }
+        var seen = Set<String>()
+        var startsEntry = true
+        var scalars = text.unicodeScalars[...]
+        while let scalar = scalars.popFirst() {
+            switch scalar {
+            case "/" where scalars.first == "/":
+                scalars = scalars.drop { !CharacterSet.newlines.contains($0) }
+            case "/" where scalars.first == "*":
+                scalars = scalars.dropFirst()
+                while !scalars.isEmpty, !(scalars.popFirst() == "*" && scalars.first == "/") {}
+                scalars = scalars.dropFirst()
+            case "\"":
+                var quoted = String.UnicodeScalarView()
+                while let next = scalars.popFirst(), next != "\"" {
+                    quoted.append(next == "\\" ? scalars.popFirst() ?? next : next)
+                }
+                if startsEntry, !seen.insert(String(quoted)).inserted { return String(quoted) }
+                startsEntry = false
+            case ";":
+                startsEntry = true
+            default:
+                break
+            }
         }
         return nil
     }
