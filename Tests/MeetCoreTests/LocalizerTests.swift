@@ -85,6 +85,12 @@ import Testing
         #expect(detail?.hasPrefix("Назва заняття має містити від 2 до 40 символів") == true)
     }
 
+    @Test func aCountedTextWithoutItsCountFallsBackToThePlainOne() {
+        #expect(localizer.localized("field.tooLong.detail", language: "en", arguments: ["maximum": "1"]) == "At most 1 character.")
+        #expect(localizer.localized("field.tooLong.detail", language: "en") == "This text is too long.")
+        #expect(localizer.localized("field.tooMany.detail", language: "uk") == "У цьому списку забагато елементів.")
+    }
+
     @Test func unknownKeyIsNil() {
         #expect(localizer.localized("no.such.key", language: "uk") == nil)
     }
@@ -148,12 +154,28 @@ import Testing
         #expect(localizer.localized("files", language: "en", arguments: ["files": "7", "folders": "3"]) == "7 files in 3 folders")
     }
 
+    @Test func keysThatOnlyLookAlikeAreNotRepeats() throws {
+        let strings = """
+            /* "a" = "old";
+               "a" = "older"; */
+            // "b" = "old";
+            "a" = "a \\"b\\" = c; \\"b\\"";
+            "b" = "b";
+            "say \\"hi\\"" = "hi";
+            "say \\"bye\\"" = "bye";
+            """
+        let localizer = try makeLocalizer(english: strings, ukrainian: "")
+        #expect(localizer.localized("say \"bye\"", language: "en") == "bye")
+        #expect(localizer.localized("a", language: "en") == "a \"b\" = c; \"b\"")
+    }
+
     @Test func brokenTablesAreRefusedWithTheirFile() throws {
         #expect(throws: Localizer.LoadError.self) {
             try makeLocalizer(english: #""unterminated" = "#, ukrainian: "")
         }
-        #expect(throws: Localizer.LoadError.self) {
-            try makeLocalizer(english: "\"a\" = \"one\";\n  \"a\" = \"two\";\n", ukrainian: "")
+        for repeated in ["\"a\" = \"one\";\n  \"a\" = \"two\";\n", "\"a\" = \"one\"; \"a\" = \"two\";",
+                         "\"a\" = \"one\";\r\n\"a\" = \"two\";\r\n", "\"say \\\"hi\\\"\" = \"1\";\n\"say \\\"hi\\\"\" = \"2\";"] {
+            #expect(throws: Localizer.LoadError.self, "\(repeated)") { try makeLocalizer(english: repeated, ukrainian: "") }
         }
         let plurals = """
             <?xml version="1.0" encoding="UTF-8"?>

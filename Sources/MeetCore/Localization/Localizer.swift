@@ -62,7 +62,8 @@ public struct Localizer: Sendable {
         for candidate in [language, Self.defaultLanguage] {
             guard let table = tables[candidate] else { continue }
             let rule = PluralRule.forLanguage(candidate)
-            if let plural = table.plurals[key] {
+            // A counted form needs its counts; without them, the key's plain text if it has one.
+            if let plural = table.plurals[key], plural.variables.keys.allSatisfy({ arguments[$0] != nil }) || table.strings[key] == nil {
                 return LocalizedFormat(variables: plural.variables, rule: rule, arguments: arguments)
                     .render(plural.format)
             }

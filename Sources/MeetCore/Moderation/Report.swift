@@ -130,10 +130,10 @@ public struct ReportService: Sendable {
         let reason = draft.reason.trimmingCharacters(in: .whitespacesAndNewlines)
         if reason.isEmpty { problems.append(.init(field: "reason", code: "field.required")) }
         if draft.reason.count > maxReason {
-            problems.append(.init(field: "reason", code: "field.tooLong", arguments: ["maxLength": String(maxReason)]))
+            problems.append(.init(field: "reason", code: "field.tooLong", arguments: ["maximum": String(maxReason)]))
         }
         if (draft.details?.count ?? 0) > maxDetails {
-            problems.append(.init(field: "details", code: "field.tooLong", arguments: ["maxLength": String(maxDetails)]))
+            problems.append(.init(field: "details", code: "field.tooLong", arguments: ["maximum": String(maxDetails)]))
         }
         guard problems.isEmpty, let targetType else { throw MeetError.invalidFields(problems) }
         return targetType
