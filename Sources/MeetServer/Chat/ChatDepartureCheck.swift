@@ -9,17 +9,18 @@ import Stomp
 ///
 /// Every membership that ends or changes, token that is revoked and user who is banned or
 /// deleted logs a ``ChangeTopic/grant`` change naming the user (``RoomGrants``). For each such
-/// change committed by another process, the node reads the user's role in every meeting whose
-/// rooms their sessions here follow, and ends the rooms they no longer belong to as a
-/// departure does (``ChatRevocation``), within the change tail's poll (500 ms). A room already
-/// ended by the relayed departure has no subscription left to end, so nobody is told twice.
+/// change, the node reads the user's role in every meeting whose rooms their sessions here
+/// follow, and ends the rooms they no longer belong to as a departure does
+/// (``ChatRevocation``), within the change tail's poll (500 ms). Its own commits too: the
+/// event reader that turns a leave into a departure may be another node's (the log's reading
+/// is shared), whose link may be the one that is down. A room already ended by a departure has
+/// no subscription left to end, so nobody is told twice.
 enum ChatDepartureCheck {
     static func follow(_ changes: ChangeTail, broker: StompBroker, database: AppDatabase, logger: Logger,
                        depart: @escaping @Sendable ([ChatDeparture]) -> Void) {
         changes.subscribe(to: [.grant]) { [weak broker] changes in
             guard let broker else { return }
-            // This process's own commits end their rooms through its event reader.
-            for userId in Set(changes.filter { !$0.isLocal }.map(\.subject)) {
+            for userId in Set(changes.map(\.subject)) {
                 do {
                     let departures = try await departed(userId, following: broker.destinations(subscribedBy: userId), in: database)
                     if !departures.isEmpty { depart(departures) }

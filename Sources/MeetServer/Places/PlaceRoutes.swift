@@ -7,8 +7,9 @@ func addPlaceRoutes(to api: RouterGroup<AppRequestContext>, geocoder: any Geocod
     api.get("places/search") { request, context in
         _ = try context.requireUser()
         var parameters = QueryParameters(request)
-        let limit = parameters.number("limit", 10, in: 1...GeocoderQuery.maxLimit)
+        // Coordinates out of range answer a code of their own, ahead of the query's other problems.
         let position = try position(&parameters, required: false)
+        let limit = parameters.number("limit", 10, in: 1...GeocoderQuery.maxLimit)
         try parameters.check()
         let query = parameters.string("q") ?? ""
         // Ranking the gazetteer's towns takes milliseconds: on the pool, not the event loop

@@ -54,6 +54,7 @@ struct PlaceRoutesTests {
                 ("/api/v1/places/search?q=", 422, "place.invalidQuery", "q", "field.required"),
                 (Self.search("Kyiv", "&limit=0"), 422, "request.invalidFields", "limit", "field.outOfRange"),
                 (Self.search("Kyiv", "&limit=many"), 422, "request.invalidFields", "limit", "field.wrongType"),
+                (Self.search("Kyiv", "&limit=0&lat=95&lon=30"), 422, "place.invalidCoordinates", "lat", "field.outOfRange"),
                 (Self.search("Kyiv", "&lat=50"), 422, "request.invalidFields", "lon", "field.required"),
                 (Self.search("Kyiv", "&lat=north&lon=30"), 422, "request.invalidFields", "lat", "field.wrongType"),
                 ("/api/v1/places/reverse?lat=95&lon=30", 422, "place.invalidCoordinates", "lat", "field.outOfRange"),
